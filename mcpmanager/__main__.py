@@ -1,0 +1,3 @@
+from mcpmanager.cli import main
+
+raise SystemExit(main())

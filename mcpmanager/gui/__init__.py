@@ -1,0 +1,1 @@
+"""PySide6 front end: observes the core engine."""
