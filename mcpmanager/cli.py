@@ -1,0 +1,162 @@
+"""Command line entry points (a stable contract: see the README)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from mcpmanager import __version__
+from mcpmanager.core.config import Config, ConfigError, load_config
+from mcpmanager.core.paths import Paths
+from mcpmanager.core.runtime import read_advertisements
+
+logger = logging.getLogger("mcpmanager")
+
+
+class UsageError(Exception):
+    """Bad usage or input: exit status 2 with a one-line reason."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mcpmanager", description="Manager and discovery proxy for MCP servers.")
+    parser.add_argument("--version", action="version", version=f"mcpmanager {__version__}")
+    parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    commands = parser.add_subparsers(dest="command")
+
+    serve = commands.add_parser("serve", help="run the engine headless and serve clients")
+    serve.add_argument("--config", type=Path, help="config file (default: the user's mcpmanager config)")
+    how = serve.add_mutually_exclusive_group()
+    how.add_argument("--stdio", action="store_true", help="serve one client over stdin/stdout (default)")
+    how.add_argument("--http", action="store_true", help="serve Streamable HTTP on 127.0.0.1")
+    serve.add_argument("--port", type=int, default=None, help="HTTP port (default: the config's, 0 = any)")
+    serve.add_argument("--mode", choices=["discovery", "direct"], help="what clients see (default: config)")
+    serve.add_argument("--demo", action="store_true", help="serve the bundled demo servers")
+
+    status = commands.add_parser("status", help="the running engines and their servers")
+    status.add_argument("--config", type=Path, help=argparse.SUPPRESS)
+    status.add_argument("--json", action="store_true", help="print JSON")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=getattr(logging, args.log_level.upper()),
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        if args.command == "serve":
+            return _serve(args)
+        if args.command == "status":
+            return _status(args)
+        if args.command is None:
+            return _default(args)
+    except UsageError as exc:
+        print(f"mcpmanager: {exc}", file=sys.stderr)
+        return 2
+    except ConfigError as exc:
+        print(f"mcpmanager: {exc}", file=sys.stderr)
+        return 2
+    parser.error(f"unknown command {args.command}")
+    return 2
+
+
+def _load(paths: Paths, demo: bool) -> Config:
+    if demo:
+        from mcpmanager.demo import demo_config
+
+        return demo_config()
+    return load_config(paths.config_file)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from mcpmanager.core.engine import Engine
+    from mcpmanager.core.transports import serve_http, serve_stdio
+
+    paths = Paths.resolve(config_file=args.config)
+    if args.config is not None and not args.config.exists():
+        raise UsageError(f"config file not found: {args.config}")
+    config = _load(paths, args.demo)
+    mode = args.mode or config.proxy.mode
+    if mode == "discovery":
+        raise UsageError("discovery mode is not available yet in this build; run with --mode direct")
+    port = args.port if args.port is not None else config.proxy.port
+    if not 0 <= port <= 65535:
+        raise UsageError(f"--port must be 0..65535, got {port}")
+
+    async def run() -> None:
+        engine = Engine(config, paths, mode)
+        await engine.start()
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_cancel_on_signals, tg.cancel_scope)
+                if args.http:
+
+                    def listening(url: str) -> None:
+                        engine.endpoint = url
+                        engine.refresh_advertisement()
+                        print(f"mcpmanager: serving {len(config.servers)} servers on {url}", file=sys.stderr)
+
+                    await serve_http(engine.proxy, port, listening)
+                else:
+                    await serve_stdio(engine.proxy)
+                tg.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await engine.stop()
+
+    anyio.run(run)
+    return 0
+
+
+async def _cancel_on_signals(scope: anyio.CancelScope) -> None:
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for _ in signals:
+            scope.cancel()
+            return
+
+
+def _status(args: argparse.Namespace) -> int:
+    paths = Paths.resolve(config_file=args.config)
+    engines = read_advertisements(paths.runtime_dir)
+    if args.json:
+        print(json.dumps({"engines": engines}, indent=1))
+        return 0 if engines else 1
+    if not engines:
+        print("no mcpmanager engine is running", file=sys.stderr)
+        return 1
+    for info in engines:
+        print(_format_engine(info))
+    return 0
+
+
+def _format_engine(info: dict[str, Any]) -> str:
+    lines = [f"engine pid {info.get('pid')} ({info.get('mode')} mode) at {info.get('endpoint')}"]
+    lines.append(f"  config {info.get('config')}; {info.get('tools')} tools")
+    servers: dict[str, dict[str, Any]] = info.get("servers") or {}
+    width = max((len(name) for name in servers), default=0)
+    for name, server in servers.items():
+        state = server.get("state", "?")
+        tools = server.get("tools")
+        detail = f"{tools} tools" if tools is not None else ""
+        reason = server.get("reason") or ""
+        retry = server.get("retry_in")
+        if retry is not None:
+            reason += f" (retry in {retry:g} s)"
+        text = "; ".join(part for part in (detail, reason) if part)
+        lines.append(f"  {name:<{width}}  {state:<8}  {text}".rstrip())
+    return "\n".join(lines)
+
+
+def _default(args: argparse.Namespace) -> int:
+    raise UsageError("the desktop window is not built yet; run `mcpmanager serve --http --mode direct`")

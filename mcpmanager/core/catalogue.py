@@ -1,0 +1,154 @@
+"""The merged tool catalogue: every enabled tool of every enabled server under its exposed name.
+
+Tools are kept as the JSON dicts their server listed, so the proxy passes schemas through exactly.
+The last good list of every server is cached on disk: on start the catalogue is complete at once,
+before any downstream server is up, and clients are answered without waiting.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcpmanager.core.config import ToolSettings
+from mcpmanager.core.naming import assign_exposed_names
+
+logger = logging.getLogger(__name__)
+
+ToolDict = dict[str, Any]
+_CACHE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class CatalogueTool:
+    server: str
+    name: str  # the server's own name for it
+    exposed: str  # the name clients see
+    spec: ToolDict  # the tool as the server listed it (name, description, inputSchema, ...)
+    always_on: bool = False
+
+    @property
+    def key(self) -> str:
+        return f"{self.server}:{self.name}"
+
+    @property
+    def description(self) -> str:
+        return str(self.spec.get("description") or "")
+
+    def exposed_spec(self) -> ToolDict:
+        return {**self.spec, "name": self.exposed}
+
+
+class Catalogue:
+    def __init__(self, cache_file: Path | None = None, max_name_length: int = 64) -> None:
+        self.cache_file = cache_file
+        self.max_name_length = max_name_length
+        self._server_tools: dict[str, list[ToolDict]] = {}
+        self._from_cache: set[str] = set()
+        self._servers: list[str] = []
+        self._settings: Mapping[str, ToolSettings] = {}
+        self._tools: list[CatalogueTool] = []
+        self._by_exposed: dict[str, CatalogueTool] = {}
+        self._listeners: list[Callable[[], None]] = []
+        self.generation = 0
+        self._load_cache()
+
+    # Reading --------------------------------------------------------------------------------------
+
+    def tools(self) -> list[CatalogueTool]:
+        return list(self._tools)
+
+    def get(self, exposed: str) -> CatalogueTool | None:
+        return self._by_exposed.get(exposed)
+
+    def find(self, server: str, name: str) -> CatalogueTool | None:
+        return next((t for t in self._tools if t.server == server and t.name == name), None)
+
+    def server_tools(self, server: str) -> list[ToolDict] | None:
+        return self._server_tools.get(server)
+
+    def is_cached_only(self, server: str) -> bool:
+        """True while a server's tools come from the disk cache, not from the running server."""
+        return server in self._from_cache
+
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    # Changing -------------------------------------------------------------------------------------
+
+    def configure(self, servers: Iterable[str], settings: Mapping[str, ToolSettings]) -> None:
+        """Which servers are enabled (in config order) and the per-tool settings."""
+        self._servers = list(servers)
+        self._settings = dict(settings)
+        self._rebuild()
+
+    def set_tools(self, server: str, tools: list[ToolDict]) -> None:
+        self._server_tools[server] = tools
+        self._from_cache.discard(server)
+        self._save_cache()
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        pairs: list[tuple[str, str, ToolDict, ToolSettings | None]] = []
+        for server in self._servers:
+            for spec in self._server_tools.get(server) or []:
+                name = str(spec.get("name", ""))
+                settings = self._settings.get(f"{server}:{name}")
+                if name and not (settings and settings.disabled):
+                    pairs.append((server, name, spec, settings))
+        names = assign_exposed_names(((s, n) for s, n, _, _ in pairs), self.max_name_length)
+        tools = [
+            CatalogueTool(s, n, names[(s, n)], spec, bool(settings and settings.always_on))
+            for s, n, spec, settings in pairs
+        ]
+        if tools == self._tools:
+            return
+        self._tools = tools
+        self._by_exposed = {t.exposed: t for t in tools}
+        self.generation += 1
+        for listener in list(self._listeners):
+            listener()
+
+    # The disk cache -------------------------------------------------------------------------------
+
+    def _load_cache(self) -> None:
+        if self.cache_file is None or not self.cache_file.exists():
+            return
+        try:
+            data = json.loads(self.cache_file.read_text(encoding="utf-8"))
+            if data.get("version") != _CACHE_VERSION:
+                return
+            servers = data["servers"]
+            for server, entry in servers.items():
+                tools = entry["tools"]
+                if isinstance(tools, list) and all(isinstance(t, dict) for t in tools):
+                    self._server_tools[str(server)] = tools
+                    self._from_cache.add(str(server))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            # A broken cache costs only the fast start; never the user's work. Say so and go on.
+            logger.warning("ignoring the catalogue cache %s: %s", self.cache_file, exc)
+            self._server_tools.clear()
+            self._from_cache.clear()
+
+    def _save_cache(self) -> None:
+        if self.cache_file is None:
+            return
+        document = {
+            "version": _CACHE_VERSION,
+            "servers": {s: {"tools": t} for s, t in self._server_tools.items()},
+        }
+        try:
+            self.cache_file.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.cache_file.parent, prefix=".catalogue-", suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(document, handle)
+            os.replace(tmp, self.cache_file)
+        except OSError as exc:
+            logger.warning("cannot write the catalogue cache %s: %s", self.cache_file, exc)

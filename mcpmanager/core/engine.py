@@ -1,0 +1,155 @@
+"""The engine: config → supervised downstream servers → catalogue → proxy. What a front end holds.
+
+Front ends (the CLI's `serve`, the GUI) observe it through `subscribe`: they get the downstream
+events (status and tool changes) and never reach into its parts to change them directly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mcpmanager import __version__
+from mcpmanager.core.catalogue import Catalogue
+from mcpmanager.core.config import Config
+from mcpmanager.core.downstream import Downstream, DownstreamEvent, StatusChanged, ToolsChanged
+from mcpmanager.core.paths import Paths
+from mcpmanager.core.proxy import Mode, Proxy
+from mcpmanager.core.runtime import write_advertisement
+from mcpmanager.core.states import State
+from mcpmanager.core.tasks import spawn
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CatalogueChanged:
+    tool_count: int
+
+
+EngineEvent = DownstreamEvent | CatalogueChanged
+
+
+class Engine:
+    def __init__(self, config: Config, paths: Paths, mode: Mode | None = None) -> None:
+        self.config = config
+        self.paths = paths
+        self.catalogue = Catalogue(paths.cache_dir / "catalogue.json", config.proxy.max_name_length)
+        self.downstreams: dict[str, Downstream] = {}
+        self.proxy = Proxy(self.catalogue, self.downstreams.get, mode or config.proxy.mode)
+        self.endpoint = "stdio"
+        self._listeners: list[Callable[[EngineEvent], None]] = []
+        self._refresh_pending = False
+        self._advertise_pending = False
+        self._started = time.time()
+        self.catalogue.subscribe(self._catalogue_changed)
+
+    def subscribe(self, listener: Callable[[EngineEvent], None]) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    # Lifecycle ------------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start every enabled server at once; returns immediately (servers come up in the background)."""
+        self.paths.ensure()
+        enabled = [s.name for s in self.config.servers.values() if not s.disabled]
+        self.catalogue.configure(enabled, self.config.tools)
+        self.proxy.reset_notified()
+        for server in self.config.servers.values():
+            downstream = Downstream(server, self.config.supervisor, self.paths.log_dir, self._on_downstream)
+            self.downstreams[server.name] = downstream
+            if server.disabled:
+                downstream.disable()
+            else:
+                downstream.start()
+        self._advertise()
+
+    async def stop(self) -> None:
+        await asyncio.gather(*(d.stop() for d in self.downstreams.values()))
+        for downstream in self.downstreams.values():
+            downstream.log.close()
+        path = self.paths.runtime_dir / "engines" / f"{os.getpid()}.json"
+        path.unlink(missing_ok=True)
+
+    async def wait_settled(self, timeout: float) -> bool:
+        """Wait until no server is starting (all ready, failed or backing off); True if they settled."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if all(d.status.state is not State.STARTING for d in self.downstreams.values()):
+                return True
+            await asyncio.sleep(0.05)
+        return False
+
+    # Events ---------------------------------------------------------------------------------------
+
+    def _on_downstream(self, event: DownstreamEvent) -> None:
+        if isinstance(event, ToolsChanged):
+            self.catalogue.set_tools(event.server, event.tools)
+        elif isinstance(event, StatusChanged):
+            self._schedule_advertise()
+        self._emit(event)
+
+    def _catalogue_changed(self) -> None:
+        self._emit(CatalogueChanged(len(self.catalogue.tools())))
+        if not self._refresh_pending:
+            self._refresh_pending = True
+            spawn(self._refresh(), name="proxy-refresh")
+
+    async def _refresh(self) -> None:
+        await asyncio.sleep(0)  # coalesce a burst of changes into one notification
+        self._refresh_pending = False
+        await self.proxy.refresh()
+
+    def _emit(self, event: EngineEvent) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(event)
+            except Exception:  # an observer's bug must not stop the engine
+                logger.exception("engine listener failed")
+
+    # Advertisement (for `mcpmanager status`) ------------------------------------------------------
+
+    def _schedule_advertise(self) -> None:
+        if not self._advertise_pending:
+            self._advertise_pending = True
+            asyncio.get_running_loop().call_later(0.1, self._advertise)
+
+    def refresh_advertisement(self) -> None:
+        self._advertise()
+
+    def _advertise(self) -> None:
+        self._advertise_pending = False
+        try:
+            write_advertisement(self.paths.runtime_dir, self.describe())
+        except OSError as exc:
+            logger.warning("cannot write the runtime advertisement: %s", exc)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "pid": os.getpid(),
+            "version": __version__,
+            "endpoint": self.endpoint,
+            "mode": self.proxy.mode,
+            "config": str(self.paths.config_file),
+            "started": self._started,
+            "tools": len(self.catalogue.tools()),
+            "servers": {
+                name: {
+                    "state": d.status.state.value,
+                    "reason": d.status.reason,
+                    "retry_in": d.status.retry_in,
+                    "restarts": d.status.restarts,
+                    "pid": d.process.pid if d.process else None,
+                    "tools": len(d.tools) if d.tools is not None else None,
+                    "protocol": d.protocol_version,
+                    "log": str(d.log.path) if d.log.path else None,
+                }
+                for name, d in self.downstreams.items()
+            },
+        }

@@ -1,0 +1,172 @@
+"""The upstream MCP server that clients talk to, built on the SDK's low-level `Server`.
+
+Direct mode lists every enabled tool under its exposed name and routes each call to its server over
+that server's one long-lived session. Results pass through exactly as the server returned them;
+failures become `isError` results a model can act on, never bare protocol errors. When the exposed
+set changes, every connected client is told, in both protocol eras.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, Literal
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from mcpmanager import __version__
+from mcpmanager.core.catalogue import Catalogue, CatalogueTool
+from mcpmanager.core.downstream import Downstream, ProgressCallback, error_result
+
+logger = logging.getLogger(__name__)
+
+Mode = Literal["discovery", "direct"]
+Router = Callable[[str], Downstream | None]
+
+INSTRUCTIONS = (
+    "mcpmanager serves the tools of several MCP servers as one. Tool names are the servers' own, "
+    "prefixed with '<server>__' where two servers share a name."
+)
+
+
+class _ProxyServer(Server[Any]):
+    """Advertise tools.listChanged even where a transport builds the options with no arguments
+    (Streamable HTTP does), so clients know to listen."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True),
+            experimental_capabilities,
+            extensions,
+        )
+
+
+class Proxy:
+    def __init__(self, catalogue: Catalogue, router: Router, mode: Mode = "direct") -> None:
+        self.catalogue = catalogue
+        self.router = router
+        self.mode = mode
+        self.bus = InMemorySubscriptionBus()
+        # Handshake-era clients get list_changed on their connection's standalone channel; the
+        # session object of their latest request is how we reach it (one entry per connection).
+        self._legacy_sessions: dict[int, ServerSession] = {}
+        self._listed: tuple[int, list[types.Tool]] | None = None
+        self.calls = 0
+        self._notified: list[dict[str, Any]] = []
+        self.server = _ProxyServer(
+            "mcpmanager",
+            version=__version__,
+            instructions=INSTRUCTIONS,
+            on_list_tools=self._on_list_tools,
+            on_call_tool=self._on_call_tool,
+            on_subscriptions_listen=ListenHandler(self.bus),
+            get_tool_input_schema=self._input_schema,
+        )
+
+    # What clients see -----------------------------------------------------------------------------
+
+    def visible_tools(self) -> list[CatalogueTool]:
+        tools = self.catalogue.tools()
+        if self.mode == "discovery":
+            return [t for t in tools if t.always_on]
+        return tools
+
+    def tool_list(self) -> list[types.Tool]:
+        generation = self.catalogue.generation
+        if self._listed is None or self._listed[0] != generation:
+            listed = []
+            for tool in self.visible_tools():
+                try:
+                    listed.append(types.Tool.model_validate(tool.exposed_spec()))
+                except ValueError as exc:  # one malformed schema must not hide every other tool
+                    logger.warning("skipping tool %s: invalid definition: %s", tool.key, exc)
+            self._listed = (generation, listed)
+        return self._listed[1]
+
+    def _input_schema(self, name: str) -> dict[str, Any] | None:
+        tool = self.catalogue.get(name)
+        schema = tool.spec.get("inputSchema") if tool else None
+        return schema if isinstance(schema, dict) else None
+
+    # Handlers -------------------------------------------------------------------------------------
+
+    async def _on_list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        self._remember(ctx)
+        return types.ListToolsResult(tools=self.tool_list())
+
+    async def _on_call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        self._remember(ctx)
+        self.calls += 1
+        visible = {t.exposed for t in self.visible_tools()}
+        tool = self.catalogue.get(params.name) if params.name in visible else None
+        if tool is None:
+            return error_result(self._unknown(params.name))
+        downstream = self.router(tool.server)
+        if downstream is None:
+            return error_result(f"Server '{tool.server}' of tool '{params.name}' is not configured any more.")
+        try:
+            return await downstream.call_tool(tool.name, params.arguments, _progress_relay(ctx))
+        except Exception as exc:  # boundary: a bug here must reach the model as text, not -32603
+            logger.exception("call to %s failed", tool.key)
+            return error_result(f"Calling '{params.name}' on server '{tool.server}' failed: {exc}")
+
+    def _unknown(self, name: str) -> str:
+        known = sorted(t.exposed for t in self.visible_tools())
+        close = [n for n in known if name.lower() in n.lower() or n.lower() in name.lower()][:5]
+        hint = f" Did you mean: {', '.join(close)}?" if close else ""
+        return f"Unknown tool '{name}'.{hint}"
+
+    def _remember(self, ctx: ServerRequestContext[Any]) -> None:
+        session = ctx.session
+        if session.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return  # modern clients hear about changes on their subscriptions/listen stream
+        connection = getattr(session, "_connection", session)  # the SDK exposes no public handle
+        self._legacy_sessions[id(connection)] = session
+
+    # Change notification --------------------------------------------------------------------------
+
+    def reset_notified(self) -> None:
+        """Take what clients see now as the baseline (at start, before anyone could have listed)."""
+        self._notified = [t.exposed_spec() for t in self.visible_tools()]
+
+    async def refresh(self) -> bool:
+        """Tell every client if what they see changed since the last call; True if it did."""
+        snapshot = [t.exposed_spec() for t in self.visible_tools()]
+        if snapshot == self._notified:
+            return False
+        self._notified = snapshot
+        await self.bus.publish(ToolsListChanged())
+        for key, session in list(self._legacy_sessions.items()):
+            try:
+                await session.send_tool_list_changed()
+            except Exception as exc:  # a gone client: forget it
+                logger.debug("dropping a client session: %s", exc)
+                self._legacy_sessions.pop(key, None)
+        return True
+
+
+def _progress_relay(ctx: ServerRequestContext[Any]) -> ProgressCallback | None:
+    meta = ctx.meta or {}
+    token = meta.get("progress_token", meta.get("progressToken"))  # type: ignore[misc]
+    if token is None:
+        return None
+
+    async def relay(progress: float, total: float | None, message: str | None) -> None:
+        await ctx.session.report_progress(progress, total, message)
+
+    return relay

@@ -1,0 +1,57 @@
+"""Serving the proxy to clients: stdio (one client, the parent) or Streamable HTTP on loopback."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import anyio
+import uvicorn
+from mcp.server.stdio import stdio_server
+
+from mcpmanager.core.proxy import Proxy
+
+logger = logging.getLogger(__name__)
+
+
+async def serve_stdio(proxy: Proxy) -> None:
+    """Serve one client over our stdin/stdout until it closes stdin."""
+    async with stdio_server() as (read_stream, write_stream):
+        await proxy.server.run(read_stream, write_stream, proxy.server.create_initialization_options())
+
+
+async def serve_http(
+    proxy: Proxy, port: int = 0, on_listening: Callable[[str], None] | None = None, path: str = "/mcp"
+) -> None:
+    """Serve Streamable HTTP on 127.0.0.1 until cancelled; `on_listening` gets the URL once bound."""
+    app = proxy.server.streamable_http_app(host="127.0.0.1", streamable_http_path=path)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]  # the CLI owns signals
+    finished = anyio.Event()
+
+    async def run() -> None:
+        # Shielded: cancelling uvicorn's task raises an ExceptionGroup; asking it to exit is clean.
+        with anyio.CancelScope(shield=True):
+            try:
+                await server.serve()
+            finally:
+                finished.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(run)
+        try:
+            while not server.started:
+                if finished.is_set():
+                    raise OSError(f"cannot listen on 127.0.0.1:{port}")
+                await anyio.sleep(0.02)
+            bound = server.servers[0].sockets[0].getsockname()[1]
+            url = f"http://127.0.0.1:{bound}{path}"
+            logger.info("listening on %s", url)
+            if on_listening is not None:
+                on_listening(url)
+            await anyio.sleep_forever()
+        finally:
+            server.should_exit = True
+            with anyio.CancelScope(shield=True):
+                await finished.wait()
