@@ -26,7 +26,7 @@ class UsageError(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mcpmanager", description="Manager and discovery proxy for MCP servers.")
+    parser = argparse.ArgumentParser(prog="mcpmanager", description="Manager and proxy for MCP servers.")
     parser.add_argument("--version", action="version", version=f"mcpmanager {__version__}")
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     commands = parser.add_subparsers(dest="command")
@@ -75,11 +75,11 @@ def _load(paths: Paths, demo: bool) -> Config:
     if demo:
         from mcpmanager.demo import demo_config
 
-        return demo_config()
+        return demo_config(paths)
     return load_config(paths.config_file)
 
 
-def _serve(args: argparse.Namespace) -> int:
+def _serve(args: argparse.Namespace, watch: bool = False) -> int:
     from mcpmanager.core.engine import Engine
     from mcpmanager.core.transports import serve_http, serve_stdio
 
@@ -96,6 +96,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     async def run() -> None:
         engine = Engine(config, paths, mode)
+        if watch:
+            engine.subscribe(_print_status)
         await engine.start()
         try:
             async with anyio.create_task_group() as tg:
@@ -117,6 +119,13 @@ def _serve(args: argparse.Namespace) -> int:
 
     anyio.run(run)
     return 0
+
+
+def _print_status(event: object) -> None:
+    from mcpmanager.core.downstream import StatusChanged
+
+    if isinstance(event, StatusChanged):
+        print(f"  {event.server}: {event.status.describe()}", file=sys.stderr)
 
 
 async def _cancel_on_signals(scope: anyio.CancelScope) -> None:
@@ -159,4 +168,10 @@ def _format_engine(info: dict[str, Any]) -> str:
 
 
 def _default(args: argparse.Namespace) -> int:
-    raise UsageError("the desktop window is not built yet; run `mcpmanager serve --http --mode direct`")
+    """Until the desktop window lands: the engine over HTTP, on the demo servers if there is no config."""
+    paths = Paths.resolve()
+    demo = not paths.config_file.exists()
+    if demo:
+        print(f"mcpmanager: no config at {paths.config_file}; running the demo servers", file=sys.stderr)
+    serve_args = argparse.Namespace(config=None, stdio=False, http=True, port=None, mode="direct", demo=demo)
+    return _serve(serve_args, watch=True)

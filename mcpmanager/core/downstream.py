@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from mcp.client.session import IncomingMessage
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -39,7 +41,7 @@ from mcpmanager.core.tasks import spawn
 logger = logging.getLogger(__name__)
 
 ToolDict = dict[str, Any]
-ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
+ProgressCallback = ProgressFnT
 _PAGE_CAP = 1000  # a server whose cursor never ends must not hang us
 
 
@@ -105,6 +107,8 @@ class Downstream:
         self._attempt_scope: anyio.CancelScope | None = None
         self._retry: asyncio.TimerHandle | None = None
         self._refetch = asyncio.Event()
+        self._stopping = False
+        self._phase = "start"
 
     # Control --------------------------------------------------------------------------------------
 
@@ -145,6 +149,7 @@ class Downstream:
                 case states.Spawn():
                     self._attempt = spawn(self._run_attempt(), name=f"downstream:{self.name}")
                 case states.Shutdown():
+                    self._stopping = True
                     if self._attempt_scope is not None:
                         self._attempt_scope.cancel()
                 case states.ScheduleRetry(delay):
@@ -163,22 +168,34 @@ class Downstream:
     # The connection attempt (one owner task) ------------------------------------------------------
 
     async def _run_attempt(self) -> None:
-        with anyio.CancelScope() as scope:
+        self._stopping = False
+        self._phase = "start"
+        timeout = self.start_timeout
+        reason: str | None = None
+        permanent = False
+        # The start deadline is a scope around the whole attempt (the session's task groups must nest
+        # inside it); once the server is ready the deadline is lifted.
+        with anyio.CancelScope(deadline=anyio.current_time() + timeout) as scope:
             self._attempt_scope = scope
             try:
-                await self._attempt_body()
+                await self._attempt_body(scope)
             except _StartFailure as failure:
-                self._crashed(failure.reason, failure.permanent)
+                reason, permanent = failure.reason, failure.permanent
             except Exception as exc:  # boundary: any failure of one server is its crash, never ours
                 logger.debug("%s: attempt failed", self.name, exc_info=True)
-                self._crashed(self._explain(exc))
-            finally:
-                self._client = None
-                self._attempt_scope = None
-                self.ready_since = None
-                self.process = None
+                reason = self._explain(exc)
+        self._client = None
+        self._attempt_scope = None
+        was_ready = self.ready_since is not None
+        self.ready_since = None
+        self.process = None
+        if self._stopping:
+            return  # we ended it: not a crash
+        if scope.cancel_called and not was_ready:
+            reason = self._with_stderr(f"{self._phase} timed out after {timeout:g} s")
+        self._crashed(reason or "connection closed", permanent)
 
-    async def _attempt_body(self) -> None:
+    async def _attempt_body(self, scope: anyio.CancelScope) -> None:
         async with AsyncExitStack() as stack:
             transport = await self._open_transport()
             client = Client(
@@ -188,25 +205,18 @@ class Downstream:
                 message_handler=self._on_message,
                 client_info=types.Implementation(name="mcpmanager", version=__version__),
             )
-            timeout = self.start_timeout
-            try:
-                with anyio.fail_after(timeout):
-                    await stack.enter_async_context(client)
-            except TimeoutError:
-                raise _StartFailure(self._with_stderr(f"handshake timed out after {timeout:g} s")) from None
+            self._phase = "handshake"
+            await stack.enter_async_context(client)
             self.protocol_version = client.protocol_version
-            try:
-                with anyio.fail_after(timeout):
-                    tools = await self._list_tools(client)
-            except TimeoutError:
-                raise _StartFailure(self._with_stderr(f"tools/list timed out after {timeout:g} s")) from None
+            self._phase = "tools/list"
+            tools = await self._list_tools(client)
+            scope.deadline = math.inf
             self._client = client
             self._set_tools(tools)
             self.ready_since = time.time()
             self._apply(states.BecameReady(self._clock()))
             self._ready.set()
-            outcome = await self._serve(client)
-            raise _StartFailure(outcome)
+            raise _StartFailure(await self._serve(client))
 
     async def _open_transport(self) -> Transport:
         config = self.config
@@ -341,7 +351,10 @@ class Downstream:
                 name, arguments, read_timeout_seconds=self.settings.call_timeout, progress_callback=progress
             )
         except MCPError as exc:
-            return error_result(f"Server '{self.name}' rejected the call to '{name}': {exc}")
+            if exc.error.code != types.CONNECTION_CLOSED:
+                return error_result(f"Server '{self.name}' rejected the call to '{name}': {exc}")
+            await self._settle()  # the server died under the call: say how, once the exit is known
+            return self.unavailable(f"the connection closed during the call to '{name}'")
         except TimeoutError:
             waited = self.settings.call_timeout
             return error_result(f"Server '{self.name}' did not answer '{name}' within {waited:g} s.")

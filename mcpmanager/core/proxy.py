@@ -162,7 +162,7 @@ class Proxy:
 
 def _progress_relay(ctx: ServerRequestContext[Any]) -> ProgressCallback | None:
     meta = ctx.meta or {}
-    token = meta.get("progress_token", meta.get("progressToken"))  # type: ignore[misc]
+    token = meta.get("progress_token", meta.get("progressToken"))
     if token is None:
         return None
 

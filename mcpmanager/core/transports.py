@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import anyio
 import uvicorn
@@ -12,6 +13,14 @@ from mcp.server.stdio import stdio_server
 from mcpmanager.core.proxy import Proxy
 
 logger = logging.getLogger(__name__)
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn without its signal handlers: the front end (CLI or GUI) owns SIGINT/SIGTERM."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
 
 
 async def serve_stdio(proxy: Proxy) -> None:
@@ -26,8 +35,7 @@ async def serve_http(
     """Serve Streamable HTTP on 127.0.0.1 until cancelled; `on_listening` gets the URL once bound."""
     app = proxy.server.streamable_http_app(host="127.0.0.1", streamable_http_path=path)
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]  # the CLI owns signals
+    server = _Uvicorn(config)
     finished = anyio.Event()
 
     async def run() -> None:

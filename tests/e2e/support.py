@@ -1,0 +1,98 @@
+"""Helpers for end-to-end tests: real subprocess servers, real SDK clients."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp import Client, StdioServerParameters
+from mcp.client.session import IncomingMessage
+from mcp.client.stdio import stdio_client
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "servers"
+FIXTURE_SERVER = FIXTURES / "fixture_server.py"
+
+
+def fixture(*flags: str, **extra: Any) -> dict[str, Any]:
+    """A config entry that runs the fixture server with these flags."""
+    return {"command": sys.executable, "args": [str(FIXTURE_SERVER), *flags], **extra}
+
+
+def write_config(folder: Path, servers: dict[str, Any], **sections: Any) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "config.json"
+    path.write_text(json.dumps({"mcpServers": servers, **sections}, indent=1), encoding="utf-8")
+    return path
+
+
+FAST = {
+    "startTimeout": 10,
+    "backoffInitial": 0.2,
+    "backoffMax": 1,
+    "crashLimit": 3,
+    "crashWindow": 30,
+    "stopGrace": 1,
+}
+
+
+class Notes:
+    """Counts tools/list_changed notifications a handshake-era client receives."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    async def __call__(self, message: IncomingMessage) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            self.count += 1
+
+
+@asynccontextmanager
+async def serve_client(
+    config: Path, home: Path, era: str = "legacy", mode: str = "direct", notes: Notes | None = None
+) -> AsyncIterator[Client]:
+    """`mcpmanager serve --stdio` as a real subprocess, driven by the SDK client."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "mcpmanager", "serve", "--stdio", "--mode", mode, "--config", str(config)],
+        env={"MCPMANAGER_HOME": str(home), "PYTHONUNBUFFERED": "1"},
+    )
+    with (home / "serve-stderr.log").open("a") as errlog:
+        async with Client(
+            stdio_client(params, errlog=errlog), mode=era, message_handler=notes, cache=None
+        ) as client:
+            yield client
+
+
+def text_of(result: types.CallToolResult) -> str:
+    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+async def wait_for(predicate: Any, timeout: float = 20.0, interval: float = 0.05) -> None:
+    with anyio.fail_after(timeout):
+        while True:
+            value = predicate()
+            if hasattr(value, "__await__"):
+                value = await value
+            if value:
+                return
+            await anyio.sleep(interval)
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead for our purposes.
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
