@@ -112,8 +112,9 @@ class Proxy:
     ) -> types.CallToolResult:
         self._remember(ctx)
         self.calls += 1
-        visible = {t.exposed for t in self.visible_tools()}
-        tool = self.catalogue.get(params.name) if params.name in visible else None
+        tool = self.catalogue.get(params.name)
+        if tool is not None and self.mode == "discovery" and not tool.always_on:
+            tool = None  # not exposed directly in discovery mode
         if tool is None:
             return error_result(self._unknown(params.name))
         downstream = self.router(tool.server)

@@ -8,9 +8,9 @@ from collections.abc import Callable, Iterator
 
 import anyio
 import uvicorn
-from mcp.server.stdio import stdio_server
 
 from mcpmanager.core.proxy import Proxy
+from mcpmanager.core.stdio_upstream import stdio_transport
 
 logger = logging.getLogger(__name__)
 
@@ -25,7 +25,7 @@ class _Uvicorn(uvicorn.Server):
 
 async def serve_stdio(proxy: Proxy) -> None:
     """Serve one client over our stdin/stdout until it closes stdin."""
-    async with stdio_server() as (read_stream, write_stream):
+    async with stdio_transport() as (read_stream, write_stream):
         await proxy.server.run(read_stream, write_stream, proxy.server.create_initialization_options())
 
 
