@@ -337,7 +337,14 @@ class Downstream:
         name: str,
         arguments: dict[str, Any] | None,
         progress: ProgressCallback | None = None,
-    ) -> types.CallToolResult:
+        input_responses: types.InputResponses | None = None,
+        request_state: str | None = None,
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        """Call a tool; failures come back as isError results naming the server and its state.
+
+        An `InputRequiredResult` (a 2026-07-28 server asking the user something) is handed back to
+        the caller as it is, and the caller's answers (`input_responses`, `request_state`) are passed
+        down on the retry: the client at the far end owns the conversation with the user."""
         if self.status.state is State.STARTING and not self._ready.is_set():
             wait = self.settings.starting_wait
             with anyio.move_on_after(wait):
@@ -348,9 +355,18 @@ class Downstream:
         if client is None or self.status.state is not State.READY:
             return self.unavailable()
         try:
-            return await client.call_tool(
-                name, arguments, read_timeout_seconds=self.settings.call_timeout, progress_callback=progress
+            result = await client.session.call_tool(
+                name,
+                arguments,
+                read_timeout_seconds=self.settings.call_timeout,
+                progress_callback=progress,
+                input_responses=input_responses,
+                request_state=request_state,
+                allow_input_required=True,
             )
+            if isinstance(result, types.CallToolResult | types.InputRequiredResult):
+                return result
+            return error_result(f"Server '{self.name}' answered '{name}' with an unknown result shape.")
         except MCPError as exc:
             if exc.error.code != types.CONNECTION_CLOSED:
                 return error_result(f"Server '{self.name}' rejected the call to '{name}': {exc}")

@@ -73,6 +73,9 @@ class Proxy:
             on_subscriptions_listen=ListenHandler(self.bus),
             get_tool_input_schema=self._input_schema,
         )
+        # The SDK's default OpenTelemetry middleware opens a span per message even with no exporter;
+        # a proxy pays it twice per call, for nothing unless tracing is set up.
+        self.server.middleware = []
 
     # What clients see -----------------------------------------------------------------------------
 
@@ -109,7 +112,7 @@ class Proxy:
 
     async def _on_call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         self._remember(ctx)
         self.calls += 1
         tool = self.catalogue.get(params.name)
@@ -121,7 +124,9 @@ class Proxy:
         if downstream is None:
             return error_result(f"Server '{tool.server}' of tool '{params.name}' is not configured any more.")
         try:
-            return await downstream.call_tool(tool.name, params.arguments, _progress_relay(ctx))
+            relay = _progress_relay(ctx)
+            answers, state = params.input_responses, params.request_state
+            return await downstream.call_tool(tool.name, params.arguments, relay, answers, state)
         except Exception as exc:  # boundary: a bug here must reach the model as text, not -32603
             logger.exception("call to %s failed", tool.key)
             return error_result(f"Calling '{params.name}' on server '{tool.server}' failed: {exc}")
