@@ -172,9 +172,7 @@ def parse_config(text: str, source: str) -> Config:
         r.fail((), f"expected a JSON object at the top level, got {_kind(doc)}")
     servers = {name: _read_server(r, name, entry) for name, entry in r.section(doc, "mcpServers").items()}
     tools = {key: _read_tool(r, key, entry) for key, entry in r.section(doc, "tools").items()}
-    synonyms = {
-        word: r.strings(words, ("synonyms", word)) for word, words in r.section(doc, "synonyms").items()
-    }
+    synonyms = {word: r.strings(words, ("synonyms", word)) for word, words in r.section(doc, "synonyms").items()}
     return Config(servers, tools, synonyms, _read_proxy(r, doc), _read_supervisor(r, doc), doc)
 
 
@@ -270,9 +268,7 @@ class _Reader:
             column = offset - self.text.rfind("\n", 0, offset)
         raise ConfigError(self.source, reason, key=_render(path), line=line, column=column)
 
-    def opt(
-        self, entry: dict[str, Any], path: KeyPath, key: str, read: Callable[[Any, KeyPath], T], default: T
-    ) -> T:
+    def opt(self, entry: dict[str, Any], path: KeyPath, key: str, read: Callable[[Any, KeyPath], T], default: T) -> T:
         return read(entry[key], (*path, key)) if key in entry else default
 
     def obj(self, value: Any, path: KeyPath) -> dict[str, Any]:

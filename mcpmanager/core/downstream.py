@@ -16,7 +16,7 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import mcp_types as types
@@ -365,7 +365,7 @@ class Downstream:
                 allow_input_required=True,
             )
             if isinstance(result, types.CallToolResult | types.InputRequiredResult):
-                return result
+                return _without_server_info(result)
             return error_result(f"Server '{self.name}' answered '{name}' with an unknown result shape.")
         except MCPError as exc:
             if exc.error.code != types.CONNECTION_CLOSED:
@@ -406,6 +406,18 @@ def _pass_results_through(client: Client) -> None:
         return None
 
     setattr(client.session, "validate_tool_result", accept)  # noqa: B010 - shadows the method
+
+
+_ResultT = TypeVar("_ResultT", types.CallToolResult, types.InputRequiredResult)
+
+
+def _without_server_info(result: _ResultT) -> _ResultT:
+    """Drop the downstream's identity stamp: the client talks to mcpmanager, which stamps its own."""
+    meta = result.meta
+    if not meta or types.SERVER_INFO_META_KEY not in meta:
+        return result
+    rest = {k: v for k, v in meta.items() if k != types.SERVER_INFO_META_KEY}
+    return result.model_copy(update={"meta": rest or None})
 
 
 def error_result(text: str) -> types.CallToolResult:

@@ -50,9 +50,7 @@ async def stdio_transport() -> AsyncIterator[TransportStreams]:
     in_file = os.fdopen(wire_in, "rb", buffering=0)
     out_file = os.fdopen(wire_out, "wb", buffering=0)
     read_transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), in_file)
-    write_transport, write_protocol = await loop.connect_write_pipe(
-        asyncio.streams.FlowControlMixin, out_file
-    )
+    write_transport, write_protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, out_file)
     writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
 
     to_session, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
@@ -71,9 +69,7 @@ async def stdio_transport() -> AsyncIterator[TransportStreams]:
         _restore(saved)
 
 
-async def _pump_in(
-    reader: asyncio.StreamReader, sink: MemoryObjectSendStream[SessionMessage | Exception]
-) -> None:
+async def _pump_in(reader: asyncio.StreamReader, sink: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
     async with sink:
         while line := await reader.readline():
             if not line.strip():
