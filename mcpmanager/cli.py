@@ -88,8 +88,6 @@ def _serve(args: argparse.Namespace, watch: bool = False) -> int:
         raise UsageError(f"config file not found: {args.config}")
     config = _load(paths, args.demo)
     mode = args.mode or config.proxy.mode
-    if mode == "discovery":
-        raise UsageError("discovery mode is not available yet in this build; run with --mode direct")
     port = args.port if args.port is not None else config.proxy.port
     if not 0 <= port <= 65535:
         raise UsageError(f"--port must be 0..65535, got {port}")
@@ -102,6 +100,8 @@ def _serve(args: argparse.Namespace, watch: bool = False) -> int:
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(_cancel_on_signals, tg.cancel_scope)
+                if not args.demo:
+                    tg.start_soon(engine.watch_config)
                 if args.http:
 
                     def listening(url: str) -> None:
@@ -173,5 +173,5 @@ def _default(args: argparse.Namespace) -> int:
     demo = not paths.config_file.exists()
     if demo:
         print(f"mcpmanager: no config at {paths.config_file}; running the demo servers", file=sys.stderr)
-    serve_args = argparse.Namespace(config=None, stdio=False, http=True, port=None, mode="direct", demo=demo)
+    serve_args = argparse.Namespace(config=None, stdio=False, http=True, port=None, mode=None, demo=demo)
     return _serve(serve_args, watch=True)

@@ -70,9 +70,7 @@ async def list_server(name: str, entry: dict[str, Any], timeout: float) -> dict[
 
 def tool_record(server: str, tool: Any) -> dict[str, Any]:
     annotations = (
-        tool.annotations.model_dump(by_alias=True, exclude_none=True, mode="json")
-        if tool.annotations
-        else None
+        tool.annotations.model_dump(by_alias=True, exclude_none=True, mode="json") if tool.annotations else None
     )
     return {
         "server": server,

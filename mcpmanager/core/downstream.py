@@ -16,7 +16,7 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import anyio
 import mcp_types as types
@@ -408,10 +408,9 @@ def _pass_results_through(client: Client) -> None:
     setattr(client.session, "validate_tool_result", accept)  # noqa: B010 - shadows the method
 
 
-_ResultT = TypeVar("_ResultT", types.CallToolResult, types.InputRequiredResult)
-
-
-def _without_server_info(result: _ResultT) -> _ResultT:
+def _without_server_info(
+    result: types.CallToolResult | types.InputRequiredResult,
+) -> types.CallToolResult | types.InputRequiredResult:
     """Drop the downstream's identity stamp: the client talks to mcpmanager, which stamps its own."""
     meta = result.meta
     if not meta or types.SERVER_INFO_META_KEY not in meta:

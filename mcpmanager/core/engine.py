@@ -12,15 +12,18 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from mcpmanager import __version__
 from mcpmanager.core.catalogue import Catalogue
-from mcpmanager.core.config import Config
-from mcpmanager.core.downstream import Downstream, DownstreamEvent, StatusChanged, ToolsChanged
+from mcpmanager.core.config import Config, ConfigError, load_config
+from mcpmanager.core.discovery import Discovery
+from mcpmanager.core.downstream import Downstream, DownstreamEvent, ToolsChanged
 from mcpmanager.core.paths import Paths
 from mcpmanager.core.proxy import Mode, Proxy
 from mcpmanager.core.runtime import write_advertisement
+from mcpmanager.core.search.index import SearchIndex
 from mcpmanager.core.states import State
 from mcpmanager.core.tasks import spawn
 
@@ -32,7 +35,20 @@ class CatalogueChanged:
     tool_count: int
 
 
-EngineEvent = DownstreamEvent | CatalogueChanged
+@dataclass(frozen=True)
+class ConfigRejected:
+    reason: str
+
+
+EngineEvent = DownstreamEvent | CatalogueChanged | ConfigRejected
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_size)
 
 
 class Engine:
@@ -41,7 +57,8 @@ class Engine:
         self.paths = paths
         self.catalogue = Catalogue(paths.cache_dir / "catalogue.json", config.proxy.max_name_length)
         self.downstreams: dict[str, Downstream] = {}
-        self.proxy = Proxy(self.catalogue, self.downstreams.get, mode or config.proxy.mode)
+        index = SearchIndex(config.synonyms)
+        self.proxy = Proxy(self.catalogue, self.downstreams, mode or config.proxy.mode, index)
         self.endpoint = "stdio"
         self._listeners: list[Callable[[EngineEvent], None]] = []
         self._refresh_pending = False
@@ -70,6 +87,52 @@ class Engine:
                 downstream.start()
         self._advertise()
 
+    async def apply_config(self, config: Config) -> None:
+        """Take a changed config while running: start, stop or restart only the servers that changed,
+        and re-expose tools when tool settings changed (clients are notified if what they see moved)."""
+        old = self.config
+        self.config = config
+        for name in old.servers.keys() - config.servers.keys():
+            downstream = self.downstreams.pop(name)
+            await downstream.stop()
+            downstream.log.close()
+        for name, server in config.servers.items():
+            current = self.downstreams.get(name)
+            if current is not None and current.config == server:
+                continue
+            if current is not None:
+                await current.stop()
+                current.log.close()
+            downstream = Downstream(server, config.supervisor, self.paths.log_dir, self._on_downstream)
+            self.downstreams[name] = downstream
+            if server.disabled:
+                downstream.disable()
+            else:
+                downstream.start()
+        if config.synonyms != old.synonyms:
+            self.proxy.discovery = Discovery(self.catalogue, SearchIndex(config.synonyms))
+        self.catalogue.configure([s.name for s in config.servers.values() if not s.disabled], config.tools)
+        self._advertise()
+
+    async def watch_config(self, interval: float = 1.0) -> None:
+        """Follow the config file: a valid change is applied, a broken one is reported and ignored."""
+        path = self.paths.config_file
+        seen = _stamp(path)
+        while True:
+            await asyncio.sleep(interval)
+            stamp = _stamp(path)
+            if stamp == seen:
+                continue
+            seen = stamp
+            try:
+                config = await asyncio.to_thread(load_config, path)
+            except ConfigError as exc:
+                logger.error("config change ignored, the running setup stays: %s", exc)
+                self._emit(ConfigRejected(str(exc)))
+                continue
+            logger.info("config changed; applying")
+            await self.apply_config(config)
+
     async def stop(self) -> None:
         await asyncio.gather(*(d.stop() for d in self.downstreams.values()))
         for downstream in self.downstreams.values():
@@ -91,8 +154,7 @@ class Engine:
     def _on_downstream(self, event: DownstreamEvent) -> None:
         if isinstance(event, ToolsChanged):
             self.catalogue.set_tools(event.server, event.tools)
-        elif isinstance(event, StatusChanged):
-            self._schedule_advertise()
+        self._schedule_advertise()  # the advertisement carries states and tool counts
         self._emit(event)
 
     def _catalogue_changed(self) -> None:

@@ -9,9 +9,10 @@ set changes, every connected client is told, in both protocol eras.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any, Literal
 
+import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
@@ -21,17 +22,21 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmanager import __version__
+from mcpmanager.core import meta_tools as meta
 from mcpmanager.core.catalogue import Catalogue, CatalogueTool
+from mcpmanager.core.discovery import Discovery, unknown_tool_text
 from mcpmanager.core.downstream import Downstream, ProgressCallback, error_result
+from mcpmanager.core.resolve import resolve_name
+from mcpmanager.core.search.index import SearchIndex
+from mcpmanager.core.states import State
 
 logger = logging.getLogger(__name__)
 
 Mode = Literal["discovery", "direct"]
-Router = Callable[[str], Downstream | None]
 
 INSTRUCTIONS = (
-    "mcpmanager serves the tools of several MCP servers as one. Tool names are the servers' own, "
-    "prefixed with '<server>__' where two servers share a name."
+    "mcpmanager serves the tools of several MCP servers as one. In discovery mode, find tools with "
+    "discover_tools (describe the task in full words) and run them with call_tool."
 )
 
 
@@ -53,11 +58,19 @@ class _ProxyServer(Server[Any]):
 
 
 class Proxy:
-    def __init__(self, catalogue: Catalogue, router: Router, mode: Mode = "direct") -> None:
+    def __init__(
+        self,
+        catalogue: Catalogue,
+        servers: Mapping[str, Downstream],
+        mode: Mode = "direct",
+        index: SearchIndex | None = None,
+    ) -> None:
         self.catalogue = catalogue
-        self.router = router
+        self.discovery = Discovery(catalogue, index if index is not None else SearchIndex())
+        self.servers = servers  # the engine's live map: servers come and go with config changes
         self.mode = mode
         self.bus = InMemorySubscriptionBus()
+        self.listen = ListenHandler(self.bus)  # `listen.close()` ends every modern client's listen stream
         # Handshake-era clients get list_changed on their connection's standalone channel; the
         # session object of their latest request is how we reach it (one entry per connection).
         self._legacy_sessions: dict[int, ServerSession] = {}
@@ -70,7 +83,7 @@ class Proxy:
             instructions=INSTRUCTIONS,
             on_list_tools=self._on_list_tools,
             on_call_tool=self._on_call_tool,
-            on_subscriptions_listen=ListenHandler(self.bus),
+            on_subscriptions_listen=self.listen,
             get_tool_input_schema=self._input_schema,
         )
         # The SDK's default OpenTelemetry middleware opens a span per message even with no exporter;
@@ -88,7 +101,7 @@ class Proxy:
     def tool_list(self) -> list[types.Tool]:
         generation = self.catalogue.generation
         if self._listed is None or self._listed[0] != generation:
-            listed = []
+            listed = list(meta.META_TOOLS) if self.mode == "discovery" else []
             for tool in self.visible_tools():
                 try:
                     listed.append(types.Tool.model_validate(tool.exposed_spec()))
@@ -115,27 +128,68 @@ class Proxy:
     ) -> types.CallToolResult | types.InputRequiredResult:
         self._remember(ctx)
         self.calls += 1
-        tool = self.catalogue.get(params.name)
-        if tool is not None and self.mode == "discovery" and not tool.always_on:
-            tool = None  # not exposed directly in discovery mode
+        name, args = params.name, params.arguments
+        if self.mode == "discovery" and name in meta.NAMES and self.catalogue.get(name) is None:
+            if name == meta.DISCOVER:
+                return self.discovery.discover(args)
+            if name == meta.REGEX:
+                return self.discovery.regex(args)
+            if name == meta.SCHEMA:
+                return self.discovery.schema(args)
+            target = meta.argument(args, "tool_name")
+            if not isinstance(target, str) or not target:
+                return error_result("call_tool needs 'tool_name' (find one with discover_tools) and 'arguments'.")
+            arguments, problem = meta.tool_arguments(args)
+            if problem is not None:
+                return error_result(f"call_tool: {problem}.")
+            return await self._route(ctx, params, target, arguments)
+        return await self._route(ctx, params, name, args)
+
+    async def _route(
+        self,
+        ctx: ServerRequestContext[Any],
+        params: types.CallToolRequestParams,
+        called: str,
+        arguments: dict[str, Any] | None,
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        # Any catalogue tool is callable by name, also in discovery mode where it is not listed:
+        # a model that found a tool and calls it directly should not be refused.
+        tool = self.catalogue.get(called)
         if tool is None:
-            return error_result(self._unknown(params.name))
-        downstream = self.router(tool.server)
+            resolution = resolve_name(self.catalogue, called)
+            if resolution.tool is None and await self._wait_for_starting():
+                resolution = resolve_name(self.catalogue, called)  # its server may have just come up
+            if resolution.tool is None:
+                return error_result(unknown_tool_text(called, resolution))
+            tool = resolution.tool
+        downstream = self.servers.get(tool.server)
         if downstream is None:
-            return error_result(f"Server '{tool.server}' of tool '{params.name}' is not configured any more.")
+            return error_result(f"Server '{tool.server}' of tool '{called}' is not configured any more.")
         try:
             relay = _progress_relay(ctx)
             answers, state = params.input_responses, params.request_state
-            return await downstream.call_tool(tool.name, params.arguments, relay, answers, state)
+            return await downstream.call_tool(tool.name, arguments, relay, answers, state)
         except Exception as exc:  # boundary: a bug here must reach the model as text, not -32603
             logger.exception("call to %s failed", tool.key)
-            return error_result(f"Calling '{params.name}' on server '{tool.server}' failed: {exc}")
+            return error_result(f"Calling '{called}' on server '{tool.server}' failed: {exc}")
 
-    def _unknown(self, name: str) -> str:
-        known = sorted(t.exposed for t in self.visible_tools())
-        close = [n for n in known if name.lower() in n.lower() or n.lower() in name.lower()][:5]
-        hint = f" Did you mean: {', '.join(close)}?" if close else ""
-        return f"Unknown tool '{name}'.{hint}"
+    async def _wait_for_starting(self) -> bool:
+        """Wait (bounded) while servers that have never listed tools are starting; True if any were.
+
+        On a first run nothing is cached yet: a name the model read elsewhere may belong to a server
+        that is seconds away from ready. Waiting beats an "unknown tool" that would be wrong soon."""
+        starting = [
+            d
+            for d in self.servers.values()
+            if d.status.state is State.STARTING and self.catalogue.server_tools(d.name) is None
+        ]
+        if not starting:
+            return False
+        wait = max(d.settings.starting_wait for d in starting)
+        with anyio.move_on_after(wait):
+            while any(d.status.state is State.STARTING for d in starting):
+                await anyio.sleep(0.05)
+        return True
 
     def _remember(self, ctx: ServerRequestContext[Any]) -> None:
         session = ctx.session

@@ -34,9 +34,15 @@ async def serve_http(
 ) -> None:
     """Serve Streamable HTTP on 127.0.0.1 until cancelled; `on_listening` gets the URL once bound."""
     app = proxy.server.streamable_http_app(host="127.0.0.1", streamable_http_path=path)
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    # The session manager runs here rather than in uvicorn's lifespan: uvicorn's graceful shutdown
+    # waits for every connection to close *before* the lifespan shutdown, and a connected client's
+    # open stream (a session's GET stream, a modern subscriptions/listen response) never ends by
+    # itself, so SIGTERM would wait for as long as a client stays. Ending those streams first lets
+    # uvicorn exit at once.
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
     server = _Uvicorn(config)
     finished = anyio.Event()
+    launched = False
 
     async def run() -> None:
         # Shielded: cancelling uvicorn's task raises an ExceptionGroup; asking it to exit is clean.
@@ -47,19 +53,26 @@ async def serve_http(
                 finished.set()
 
     async with anyio.create_task_group() as tg:
-        tg.start_soon(run)
         try:
-            while not server.started:
-                if finished.is_set():
-                    raise OSError(f"cannot listen on 127.0.0.1:{port}")
-                await anyio.sleep(0.02)
-            bound = server.servers[0].sockets[0].getsockname()[1]
-            url = f"http://127.0.0.1:{bound}{path}"
-            logger.info("listening on %s", url)
-            if on_listening is not None:
-                on_listening(url)
-            await anyio.sleep_forever()
+            async with proxy.server.session_manager.run():
+                tg.start_soon(run)
+                launched = True
+                try:
+                    while not server.started:
+                        if finished.is_set():
+                            raise OSError(f"cannot listen on 127.0.0.1:{port}")
+                        await anyio.sleep(0.02)
+                    bound = server.servers[0].sockets[0].getsockname()[1]
+                    url = f"http://127.0.0.1:{bound}{path}"
+                    logger.info("listening on %s", url)
+                    if on_listening is not None:
+                        on_listening(url)
+                    await anyio.sleep_forever()
+                finally:
+                    server.should_exit = True  # stop accepting before the streams end
+                    proxy.listen.close()  # modern listen streams; leaving the manager ends the sessions
         finally:
             server.should_exit = True
-            with anyio.CancelScope(shield=True):
-                await finished.wait()
+            if launched:
+                with anyio.CancelScope(shield=True):
+                    await finished.wait()

@@ -116,9 +116,7 @@ def test_all_sections_are_read() -> None:
         json.dumps(
             {
                 "mcpServers": {"a": {"command": "x", "cwd": "/tmp", "disabled": True, "startTimeout": 5}},
-                "tools": {
-                    "a:t": {"alwaysOn": True, "aliases": ["u"], "disabled": True, "params": {"p": "q"}}
-                },
+                "tools": {"a:t": {"alwaysOn": True, "aliases": ["u"], "disabled": True, "params": {"p": "q"}}},
                 "synonyms": {"pr": ["pull", "request"]},
                 "proxy": {"mode": "direct", "port": 8765, "maxNameLength": 16},
                 "supervisor": {"backoffInitial": 0.2, "crashLimit": 3, "ringLines": 10},
@@ -128,9 +126,7 @@ def test_all_sections_are_read() -> None:
     )
     assert config.servers["a"] == StdioServerConfig("a", "x", cwd="/tmp", disabled=True, start_timeout=5.0)
     assert config.enabled_servers() == []
-    assert config.tools == {
-        "a:t": ToolSettings(always_on=True, aliases=["u"], disabled=True, params={"p": "q"})
-    }
+    assert config.tools == {"a:t": ToolSettings(always_on=True, aliases=["u"], disabled=True, params={"p": "q"})}
     assert config.synonyms == {"pr": ["pull", "request"]}
     assert config.proxy == ProxySettings("direct", 8765, 16)
     assert config.supervisor == SupervisorSettings(backoff_initial=0.2, crash_limit=3, ring_lines=10)
@@ -354,9 +350,7 @@ def test_save_through_a_symlink_updates_its_target(tmp_path: Path) -> None:
 
 
 def test_helpers_return_new_configs() -> None:
-    config = parse_config(
-        '{"mcpServers": {"a": {"command": "x"}, "b": {"url": "http://h", "disabled": true}}}', "c"
-    )
+    config = parse_config('{"mcpServers": {"a": {"command": "x"}, "b": {"url": "http://h", "disabled": true}}}', "c")
     smaller = config.without_server("a")
     assert list(config.servers) == ["a", "b"] and list(smaller.servers) == ["b"]
     assert list(smaller.document["mcpServers"]) == ["b"]
@@ -383,9 +377,7 @@ def test_home_puts_everything_under_one_folder(tmp_path: Path) -> None:
 
 def test_config_option_overrides_the_config_file_alone(tmp_path: Path) -> None:
     paths = Paths.resolve(config_file=tmp_path / "elsewhere.json", env={"MCPMANAGER_HOME": str(tmp_path)})
-    assert paths == Paths(
-        tmp_path / "elsewhere.json", tmp_path / "cache", tmp_path / "logs", tmp_path / "run"
-    )
+    assert paths == Paths(tmp_path / "elsewhere.json", tmp_path / "cache", tmp_path / "logs", tmp_path / "run")
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="XDG layout")

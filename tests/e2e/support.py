@@ -64,9 +64,7 @@ async def serve_client(
         env={"MCPMANAGER_HOME": str(home), "PYTHONUNBUFFERED": "1"},
     )
     with (home / "serve-stderr.log").open("a") as errlog:
-        async with Client(
-            stdio_client(params, errlog=errlog), mode=era, message_handler=notes, cache=None
-        ) as client:
+        async with Client(stdio_client(params, errlog=errlog), mode=era, message_handler=notes, cache=None) as client:
             yield client
 
 

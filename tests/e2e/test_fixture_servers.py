@@ -350,9 +350,7 @@ async def test_clock_demo(tmp_path: Path, era: str) -> None:
             )
             assert converted["target"]["datetime"] == "2025-07-01T03:30:00-04:00"
             assert converted["time_difference"] == "-6h" and converted["source"]["is_dst"]
-            days = structured(
-                await c.call_tool("days_between", {"start_date": "2025-01-01", "end_date": "2025-03-01"})
-            )
+            days = structured(await c.call_tool("days_between", {"start_date": "2025-01-01", "end_date": "2025-03-01"}))
             assert days == {"days": 59, "weeks": 8, "weekdays": 43}
             backwards = structured(
                 await c.call_tool("days_between", {"start_date": "2025-01-08", "end_date": "2025-01-01"})

@@ -37,13 +37,9 @@ async def has(client, wanted: set[str]) -> bool:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("era", ERAS)
-async def test_direct_mode_routes_calls_and_reports_broken_servers(
-    tmp_path: Path, home: Path, era: str
-) -> None:
+async def test_direct_mode_routes_calls_and_reports_broken_servers(tmp_path: Path, home: Path, era: str) -> None:
     extra = tmp_path / "extra.json"
-    extra.write_text(
-        json.dumps([{"name": "only_in_a", "description": "unique", "inputSchema": {"type": "object"}}])
-    )
+    extra.write_text(json.dumps([{"name": "only_in_a", "description": "unique", "inputSchema": {"type": "object"}}]))
     config = write_config(
         tmp_path,
         {
@@ -176,9 +172,7 @@ async def test_stop_leaves_no_process_behind(tmp_path: Path, home: Path) -> None
     await wait_for(lambda: not pid_alive(child_pid) and not pid_alive(grandchild), timeout=15)
 
 
-async def test_a_server_that_hangs_at_initialize_times_out_and_disturbs_nothing(
-    tmp_path: Path, home: Path
-) -> None:
+async def test_a_server_that_hangs_at_initialize_times_out_and_disturbs_nothing(tmp_path: Path, home: Path) -> None:
     config = write_config(
         tmp_path,
         {"hang": fixture("--hang-at-init", startTimeout=1), "ok": fixture()},
@@ -187,6 +181,4 @@ async def test_a_server_that_hangs_at_initialize_times_out_and_disturbs_nothing(
     async with serve_client(config, home) as client:
         await wait_for(lambda: names(client), timeout=30)
         assert text_of(await client.call_tool("echo", {"text": "fine"})) == "fine"
-        await wait_for(
-            lambda: "handshake timed out after 1 s" in str(status(home)["hang"]["reason"]), timeout=20
-        )
+        await wait_for(lambda: "handshake timed out after 1 s" in str(status(home)["hang"]["reason"]), timeout=20)

@@ -1,0 +1,179 @@
+"""`mcpmanager search`: rank the catalogue's tools for a plain-language need, as `discover_tools` does.
+
+    mcpmanager search [--config P] [--catalogue FILE] [--limit K] [--json] (QUERY | --queries FILE.jsonl)
+
+The catalogue is a JSON dump of tools (`--catalogue`) or, by default, the configured servers' cached
+tools; synonyms come from the config. `--queries` reads one `{"id", "query", ...}` object per line and
+writes one `{"id", "results": [...]}` line for each, in order, so evaluation scripts can drive it.
+Bad usage or input: exit status 2 and one line on stderr naming the file (and line) at fault.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from mcpmanager.core.catalogue import Catalogue
+from mcpmanager.core.config import Config, ConfigError, load_config
+from mcpmanager.core.naming import assign_exposed_names
+from mcpmanager.core.paths import Paths
+from mcpmanager.core.search.index import SearchDoc, SearchIndex
+
+DEFAULT_LIMIT = 10
+
+
+class BadInput(Exception):
+    """Exit status 2 with this one-line reason."""
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("search", help="rank tools for a plain-language need")
+    parser.add_argument("--config", type=Path, help="config file (default: the user's mcpmanager config)")
+    parser.add_argument("--catalogue", type=Path, help="JSON list of tools (default: the cache)")
+    parser.add_argument("--limit", type=int, default=DEFAULT_LIMIT, help="results per query (default 10)")
+    parser.add_argument("--json", action="store_true", help="print the JSON object instead of a list")
+    parser.add_argument("--queries", type=Path, help='JSON lines {"id", "query"}; "-" reads stdin')
+    parser.add_argument("query", nargs="?", help="what the tool should do, in plain words")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        if (args.query is None) == (args.queries is None):
+            raise BadInput("give either a QUERY or --queries FILE, not both or neither")
+        if args.limit < 1:
+            raise BadInput(f"--limit must be at least 1, got {args.limit}")
+        config = _config(args.config)
+        queries = _read_queries(args.queries) if args.queries is not None else None
+        docs = _catalogue_docs(args.catalogue, config) if args.catalogue else _cached_docs(args, config)
+    except (BadInput, ConfigError) as exc:
+        print(f"mcpmanager: {exc}", file=sys.stderr)
+        return 2
+    index = SearchIndex(config.synonyms)
+    index.replace_all(docs)
+    by_key = {doc.key: doc for doc in docs}
+    if queries is not None:
+        for query_id, text in queries:
+            _write_json(sys.stdout, query_id, _results(index, by_key, text, args.limit))
+    elif args.json:
+        _write_json(sys.stdout, None, _results(index, by_key, args.query, args.limit))
+    else:
+        _write_list(sys.stdout, args.query, index, by_key, args.limit)
+    return 0
+
+
+# Input ----------------------------------------------------------------------------------------------
+
+
+def _config(path: Path | None) -> Config:
+    if path is not None and not path.exists():
+        raise BadInput(f"config file not found: {path}")
+    return load_config(Paths.resolve(config_file=path).config_file)
+
+
+def _catalogue_docs(path: Path, config: Config) -> list[SearchDoc]:
+    try:
+        tools = json.loads(path.read_text(encoding="utf-8-sig"))
+    except OSError as exc:
+        raise BadInput(f"cannot read the catalogue {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise BadInput(f"{path}: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise BadInput(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+    if not isinstance(tools, list):
+        raise BadInput(f"{path}: expected a JSON list of tools")
+    seen: set[tuple[str, str]] = set()
+    for number, tool in enumerate(tools):
+        where = f"{path}: tool #{number}"
+        if not isinstance(tool, dict):
+            raise BadInput(f"{where}: expected an object")
+        for field in ("server", "name"):
+            if not isinstance(tool.get(field), str) or not tool[field]:
+                raise BadInput(f"{where}: '{field}' must be a non-empty string")
+        pair = (tool["server"], tool["name"])
+        if pair in seen:
+            raise BadInput(f"{where}: tool '{pair[1]}' of server '{pair[0]}' is listed twice")
+        seen.add(pair)
+    exposed = assign_exposed_names(seen, config.proxy.max_name_length)
+    return [SearchDoc.from_tool(t["server"], t["name"], exposed[(t["server"], t["name"])], t) for t in tools]
+
+
+def _cached_docs(args: argparse.Namespace, config: Config) -> list[SearchDoc]:
+    paths = Paths.resolve(config_file=args.config)
+    cache = paths.cache_dir / "catalogue.json"
+    catalogue = Catalogue(cache, config.proxy.max_name_length)
+    catalogue.configure([server.name for server in config.enabled_servers()], config.tools)
+    tools = catalogue.tools()
+    if not tools:
+        raise BadInput(
+            f"no cached tools of enabled servers in {cache}: start mcpmanager once, or pass --catalogue FILE"
+        )
+    return [SearchDoc.from_tool(t.server, t.name, t.exposed, t.spec) for t in tools]
+
+
+def _read_queries(path: Path) -> list[tuple[Any, str]]:
+    """Every (id, query) of the file, all checked before any result is written."""
+    try:
+        if str(path) == "-":
+            return list(_parse_queries("<stdin>", sys.stdin))
+        with path.open(encoding="utf-8-sig") as handle:
+            return list(_parse_queries(str(path), handle))
+    except OSError as exc:
+        raise BadInput(f"cannot read the queries {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise BadInput(f"{path}: not UTF-8 text") from None
+
+
+def _parse_queries(name: str, lines: TextIO) -> Iterator[tuple[Any, str]]:
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise BadInput(f"{name}:{number}: invalid JSON: {exc.msg}") from None
+        if not isinstance(item, dict):
+            raise BadInput(f"{name}:{number}: expected a JSON object")
+        if not isinstance(item.get("query"), str):
+            raise BadInput(f"{name}:{number}: 'query' must be a string")
+        yield item.get("id"), item["query"]
+
+
+# Output ---------------------------------------------------------------------------------------------
+
+
+Docs = dict[str, SearchDoc]  # by key
+
+
+def _results(index: SearchIndex, docs: Docs, query: str, limit: int) -> list[dict[str, Any]]:
+    results = []
+    for hit in index.search(query, limit):
+        doc = docs[hit.key]
+        score = round(hit.score, 4)
+        results.append({"server": doc.server, "tool": doc.name, "name": doc.exposed, "score": score})
+    return results
+
+
+def _write_json(out: TextIO, query_id: Any, results: Sequence[dict[str, Any]]) -> None:
+    out.write(json.dumps({"id": query_id, "results": list(results)}, ensure_ascii=False) + "\n")
+
+
+def _write_list(out: TextIO, query: str, index: SearchIndex, docs: Docs, limit: int) -> None:
+    hits = index.search(query, limit)
+    if not hits:
+        out.write(f"No tool matches {query!r}. Try broader or different words.\n")
+        return
+    width = max(len(docs[h.key].exposed) for h in hits)
+    for rank, hit in enumerate(hits, 1):
+        doc = docs[hit.key]
+        out.write(f"{rank:>2}. {doc.exposed:<{width}}  [{doc.server}]  {hit.score:.2f}\n")
+        if summary := _one_line(doc.description):
+            out.write(f"    {summary}\n")
+
+
+def _one_line(text: str, width: int = 100) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"

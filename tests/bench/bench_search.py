@@ -1,0 +1,247 @@
+"""Search benchmarks (figures, not pass/fail).
+
+1. Retrieval quality on the public sets in ../shared/bench-data (relative to the project root):
+   R@1, R@5, R@10, nDCG@10 and MRR, beside the README's baseline (b). Recall@k is the share of a
+   query's relevant tools in the top k, averaged; sets with `relevant_groups` are also scored with
+   "any tool of a group is enough" (the `groups` rows).
+2. Query latency (p50/p95) and index build time at 200, 2,000 and 20,000 tools (real catalogues
+   replicated under distinct names), plus the cost of an incremental update at the largest size.
+
+    .venv/bin/python -m tests.bench.bench_search [--json] [--sets azure-mcp ...] [--metatool-sample N]
+
+Targets: R@5 above baseline (b) on every set and +5 points on average; azure-mcp R@1 ≥ 0.85; query
+p50 ≤ 1 ms at 2,000 tools and ≤ 5 ms at 20,000.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import random
+import statistics
+import string
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcpmanager.core.naming import assign_exposed_names
+from mcpmanager.core.search.index import SearchDoc, SearchIndex
+
+DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "bench-data"
+SETS = ("livemcpbench", "azure-mcp", "metatool", "bfcl-pooled")
+# The README's baseline (b): rank-bm25 over split names, descriptions, parameter names and texts.
+BASELINE_B = {
+    "livemcpbench": (0.136, 0.255, 0.368, 0.300, 0.406),
+    "azure-mcp": (0.773, 0.948, 0.986, 0.885, 0.853),
+    "metatool": (0.296, 0.466, 0.544, 0.412, 0.385),
+    "bfcl-pooled": (0.330, 0.632, 0.738, 0.537, 0.492),
+}
+METRICS = ("R@1", "R@5", "R@10", "nDCG@10", "MRR")
+DEPTH = 100  # results asked for per query: MRR is computed over these
+SIZES = (200, 2_000, 20_000)
+
+
+@dataclass(frozen=True)
+class BenchSet:
+    name: str
+    tools: list[dict[str, Any]]
+    queries: list[dict[str, Any]]
+
+
+def load(name: str, sample: int | None = None, seed: int = 7) -> BenchSet:
+    folder = DATA / name
+    tools = json.loads((folder / "catalogue.json").read_text(encoding="utf-8"))
+    with (folder / "queries.jsonl").open(encoding="utf-8") as handle:
+        queries = [json.loads(line) for line in handle if line.strip()]
+    if sample is not None and sample < len(queries):
+        queries = random.Random(seed).sample(queries, sample)
+    return BenchSet(name, tools, queries)
+
+
+def docs_of(tools: Sequence[dict[str, Any]]) -> list[SearchDoc]:
+    exposed = assign_exposed_names((str(t["server"]), str(t["name"])) for t in tools)
+    return [
+        SearchDoc.from_tool(str(t["server"]), str(t["name"]), exposed[(str(t["server"]), str(t["name"]))], t)
+        for t in tools
+    ]
+
+
+# Quality ------------------------------------------------------------------------------------------
+
+
+def _scores(ranked: list[str], groups: list[set[str]]) -> tuple[float, ...]:
+    """R@1, R@5, R@10, nDCG@10, MRR of one ranking; each group is one needed tool (any member counts)."""
+
+    def found(k: int) -> int:
+        top = set(ranked[:k])
+        return sum(1 for g in groups if g & top)
+
+    recalls = tuple(found(k) / len(groups) for k in (1, 5, 10))
+    seen: set[int] = set()
+    dcg = 0.0
+    first = 0.0
+    for rank, name in enumerate(ranked, 1):
+        hit = next((i for i, g in enumerate(groups) if name in g and i not in seen), None)
+        if hit is None:
+            continue
+        seen.add(hit)
+        first = first or 1.0 / rank
+        if rank <= 10:
+            dcg += 1.0 / math.log2(rank + 1)
+    ideal = sum(1.0 / math.log2(r + 1) for r in range(1, min(len(groups), 10) + 1))
+    return (*recalls, dcg / ideal, first)
+
+
+def quality(bench: BenchSet, index: SearchIndex | None = None) -> dict[str, dict[str, float]]:
+    if index is None:
+        index = SearchIndex()
+        index.replace_all(docs_of(bench.tools))
+    name_of = {f"{t['server']}:{t['name']}": str(t["name"]) for t in bench.tools}
+    strict: list[tuple[float, ...]] = []
+    grouped: list[tuple[float, ...]] = []
+    for query in bench.queries:
+        ranked = [name_of[h.key] for h in index.search(query["query"], DEPTH)]
+        strict.append(_scores(ranked, [{name} for name in query["relevant"]]))
+        if "relevant_groups" in query:
+            grouped.append(_scores(ranked, [set(g) for g in query["relevant_groups"]]))
+    result = {"strict": _mean(strict)}
+    if grouped:
+        result["groups"] = _mean(grouped)
+    return result
+
+
+def _mean(rows: list[tuple[float, ...]]) -> dict[str, float]:
+    return {m: sum(r[i] for r in rows) / len(rows) for i, m in enumerate(METRICS)}
+
+
+# Speed --------------------------------------------------------------------------------------------
+
+
+def replicated(tools: Sequence[dict[str, Any]], size: int) -> list[dict[str, Any]]:
+    """`size` tools: the real ones, then copies on renamed servers with renamed tools."""
+    out: list[dict[str, Any]] = []
+    copy = 0
+    while len(out) < size:
+        for tool in tools[: size - len(out)]:
+            if copy == 0:
+                out.append(tool)
+            else:
+                out.append({**tool, "server": f"{tool['server']}-{copy}", "name": f"{tool['name']}_v{copy}"})
+        copy += 1
+    return out
+
+
+def _percentile(samples: list[float], share: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * share))]
+
+
+def speed(pool: list[dict[str, Any]], queries: list[str]) -> dict[str, dict[str, float]]:
+    results: dict[str, dict[str, float]] = {}
+    for size in SIZES:
+        docs = docs_of(replicated(pool, size))
+        index = SearchIndex()
+        start = time.perf_counter()
+        index.replace_all(docs)
+        build = time.perf_counter() - start
+        for query in queries[:20]:  # warm caches (stemmer, numpy)
+            index.search(query, 10)
+        samples = []
+        for query in queries:
+            start = time.perf_counter()
+            index.search(query, 10)
+            samples.append((time.perf_counter() - start) * 1000)
+        row = {
+            "build_s": build,
+            "query_p50_ms": statistics.median(samples),
+            "query_p95_ms": _percentile(samples, 0.95),
+            "query_max_ms": max(samples),
+        }
+        row.update(_update_costs(index, docs))
+        results[str(size)] = row
+    return results
+
+
+def _update_costs(index: SearchIndex, docs: list[SearchDoc]) -> dict[str, float]:
+    """One server's 50 tools replaced (upserts), then the first query (which may compact)."""
+    changed = [dataclasses.replace(d, description=f"{d.description} changed") for d in docs[:50]]
+    start = time.perf_counter()
+    for doc in changed:
+        index.upsert(doc)
+    upsert = time.perf_counter() - start
+    start = time.perf_counter()
+    index.search("list files in a directory", 10)
+    first = time.perf_counter() - start
+    return {"upsert_50_ms": upsert * 1000, "first_query_after_ms": first * 1000}
+
+
+def blob_query_ms(pool: list[dict[str, Any]]) -> float:
+    index = SearchIndex()
+    index.replace_all(docs_of(replicated(pool, 20_000)))
+    blob = "decode this image " + "".join(
+        random.Random(1).choices(string.ascii_letters + string.digits + "+/", k=200_000)
+    )
+    start = time.perf_counter()
+    index.search(blob, 10)
+    return (time.perf_counter() - start) * 1000
+
+
+# Report -------------------------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("--sets", nargs="+", choices=SETS, default=list(SETS))
+    parser.add_argument("--metatool-sample", type=int, default=2000, help="0 = all 21,041 queries")
+    parser.add_argument("--no-speed", action="store_true", help="quality only")
+    args = parser.parse_args(argv)
+    if not DATA.is_dir():
+        print(f"bench_search: no data at {DATA}", file=sys.stderr)
+        return 2
+    report: dict[str, Any] = {"quality": {}, "speed": {}}
+    benches = [load(s, args.metatool_sample or None if s == "metatool" else None) for s in args.sets]
+    for bench in benches:
+        report["quality"][bench.name] = quality(bench)
+        report["quality"][bench.name]["queries"] = len(bench.queries)
+    if not args.no_speed:
+        pool = [t for b in benches for t in b.tools]
+        rng = random.Random(3)
+        queries = [q["query"] for b in benches for q in rng.sample(b.queries, min(100, len(b.queries)))]
+        report["speed"] = speed(pool, queries)
+        report["speed"]["blob_query_ms_20000"] = blob_query_ms(pool)
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        _print(report)
+    return 0
+
+
+def _print(report: dict[str, Any]) -> None:
+    print(f"{'set':<14}{'view':<9}" + "".join(f"{m:>9}" for m in METRICS))
+    gains = []
+    for name, views in report["quality"].items():
+        base = BASELINE_B[name]
+        print(f"{name:<14}{'base (b)':<9}" + "".join(f"{v:>9.3f}" for v in base))
+        for view in ("strict", "groups"):
+            if view in views:
+                print(f"{'':<14}{view:<9}" + "".join(f"{views[view][m]:>9.3f}" for m in METRICS))
+        gains.append(views["strict"]["R@5"] - base[1])
+        print(f"{'':<14}{'queries':<9}{views['queries']:>9}")
+    mean = sum(gains) / len(gains) * 100
+    print(f"R@5 gain over (b), strict, mean of {len(gains)} sets: {mean:+.1f} points")
+    for size, row in report["speed"].items():
+        if isinstance(row, dict):
+            print(f"{size:>6} tools: " + "  ".join(f"{k} {v:.3f}" for k, v in row.items()))
+        else:
+            print(f"{size}: {row:.1f}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
