@@ -14,6 +14,7 @@ from typing import Any
 import anyio
 
 from mcpmanager import __version__
+from mcpmanager.commands import search as search_command
 from mcpmanager.core.config import Config, ConfigError, load_config
 from mcpmanager.core.paths import Paths
 from mcpmanager.core.runtime import read_advertisements
@@ -40,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--mode", choices=["discovery", "direct"], help="what clients see (default: config)")
     serve.add_argument("--demo", action="store_true", help="serve the bundled demo servers")
 
+    search_command.add_parser(commands)
+
     status = commands.add_parser("status", help="the running engines and their servers")
     status.add_argument("--config", type=Path, help=argparse.SUPPRESS)
     status.add_argument("--json", action="store_true", help="print JSON")
@@ -59,6 +62,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _serve(args)
         if args.command == "status":
             return _status(args)
+        if args.command == "search":
+            return search_command.run(args)
         if args.command is None:
             return _default(args)
     except UsageError as exc:
@@ -81,7 +86,7 @@ def _load(paths: Paths, demo: bool) -> Config:
 
 def _serve(args: argparse.Namespace, watch: bool = False) -> int:
     from mcpmanager.core.engine import Engine
-    from mcpmanager.core.transports import serve_http, serve_stdio
+    from mcpmanager.core.transports import PortUnavailable, serve_http, serve_stdio
 
     paths = Paths.resolve(config_file=args.config)
     if args.config is not None and not args.config.exists():
@@ -114,10 +119,17 @@ def _serve(args: argparse.Namespace, watch: bool = False) -> int:
                     await serve_stdio(engine.proxy)
                 tg.cancel_scope.cancel()
         finally:
+            # A second Ctrl-C/SIGTERM while stopping would kill us mid-ladder and orphan the servers'
+            # process groups; the stop is bounded (stopGrace per step), so let it finish.
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(sig, signal.SIG_IGN)
             with anyio.CancelScope(shield=True):
                 await engine.stop()
 
-    anyio.run(run)
+    try:
+        anyio.run(run)
+    except* PortUnavailable as group:
+        raise UsageError(str(group.exceptions[0])) from None
     return 0
 
 

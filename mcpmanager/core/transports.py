@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import socket
 from collections.abc import Callable, Iterator
 
 import anyio
@@ -13,6 +14,10 @@ from mcpmanager.core.proxy import Proxy
 from mcpmanager.core.stdio_upstream import stdio_transport
 
 logger = logging.getLogger(__name__)
+
+
+class PortUnavailable(OSError):
+    """The HTTP port could not be bound (in use, not permitted)."""
 
 
 class _Uvicorn(uvicorn.Server):
@@ -39,6 +44,15 @@ async def serve_http(
     # open stream (a session's GET stream, a modern subscriptions/listen response) never ends by
     # itself, so SIGTERM would wait for as long as a client stays. Ending those streams first lets
     # uvicorn exit at once.
+    # Bind here, not in uvicorn: a busy port is then an OSError we can report in one line (uvicorn
+    # would log it and call sys.exit inside our task).
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError as exc:
+        sock.close()
+        raise PortUnavailable(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from exc
+    sock.set_inheritable(True)
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
     server = _Uvicorn(config)
     finished = anyio.Event()
@@ -48,7 +62,7 @@ async def serve_http(
         # Shielded: cancelling uvicorn's task raises an ExceptionGroup; asking it to exit is clean.
         with anyio.CancelScope(shield=True):
             try:
-                await server.serve()
+                await server.serve(sockets=[sock])
             finally:
                 finished.set()
 

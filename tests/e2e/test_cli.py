@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -152,3 +153,14 @@ def test_version(home: Path) -> None:
     assert result.returncode == 0
     assert result.stdout.strip() == f"mcpmanager {__version__}"
     assert re.fullmatch(r"\d+\.\d+\.\d+.*", __version__)
+
+
+def test_a_busy_port_exits_2_with_one_line(tmp_path: Path, home: Path) -> None:
+    config = write_config(tmp_path, {})
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = run(home, "serve", "--http", "--port", str(port), "--mode", "direct", "--config", str(config))
+    assert result.returncode == 2
+    assert result.stderr == f"mcpmanager: cannot listen on 127.0.0.1:{port}: Address already in use\n"
