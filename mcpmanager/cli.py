@@ -84,7 +84,7 @@ def _load(paths: Paths, demo: bool) -> Config:
     return load_config(paths.config_file)
 
 
-def _serve(args: argparse.Namespace, watch: bool = False) -> int:
+def _serve(args: argparse.Namespace) -> int:
     from mcpmanager.core.engine import Engine
     from mcpmanager.core.transports import PortUnavailable, serve_http, serve_stdio
 
@@ -99,8 +99,8 @@ def _serve(args: argparse.Namespace, watch: bool = False) -> int:
 
     async def run() -> None:
         engine = Engine(config, paths, mode)
-        if watch:
-            engine.subscribe(_print_status)
+        if args.demo:
+            engine.config_label = "bundled demo servers"
         await engine.start()
         try:
             async with anyio.create_task_group() as tg:
@@ -131,13 +131,6 @@ def _serve(args: argparse.Namespace, watch: bool = False) -> int:
     except* PortUnavailable as group:
         raise UsageError(str(group.exceptions[0])) from None
     return 0
-
-
-def _print_status(event: object) -> None:
-    from mcpmanager.core.downstream import StatusChanged
-
-    if isinstance(event, StatusChanged):
-        print(f"  {event.server}: {event.status.describe()}", file=sys.stderr)
 
 
 async def _cancel_on_signals(scope: anyio.CancelScope) -> None:
@@ -186,4 +179,4 @@ def _default(args: argparse.Namespace) -> int:
     if demo:
         print(f"mcpmanager: no config at {paths.config_file}; running the demo servers", file=sys.stderr)
     serve_args = argparse.Namespace(config=None, stdio=False, http=True, port=None, mode=None, demo=demo)
-    return _serve(serve_args, watch=True)
+    return _serve(serve_args)

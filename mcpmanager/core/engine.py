@@ -60,6 +60,7 @@ class Engine:
         index = SearchIndex(config.synonyms)
         self.proxy = Proxy(self.catalogue, self.downstreams, mode or config.proxy.mode, index)
         self.endpoint = "stdio"
+        self.config_label = str(paths.config_file)  # what `status` shows as the config
         self._listeners: list[Callable[[EngineEvent], None]] = []
         self._refresh_pending = False
         self._advertise_pending = False
@@ -198,7 +199,7 @@ class Engine:
             "version": __version__,
             "endpoint": self.endpoint,
             "mode": self.proxy.mode,
-            "config": str(self.paths.config_file),
+            "config": self.config_label,
             "started": self._started,
             "tools": len(self.catalogue.tools()),
             "servers": {

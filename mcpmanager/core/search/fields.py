@@ -18,6 +18,7 @@ from mcpmanager.core.search.analyzer import Analyzed, analyze
 from mcpmanager.core.search.document import SearchDoc
 
 K1 = 1.2
+PHRASE = "\x01"  # marks a joined word pair of a text, apart from a word spelt the same
 
 
 @dataclass(frozen=True)
@@ -31,8 +32,8 @@ class Field:
 NAME = Field(3.0, 0.3, 3.0)
 TITLE = Field(2.0, 0.3, 4.0)
 DESCRIPTION = Field(1.0, 0.6, 30.0)
-PARAM_NAMES = Field(0.6, 0.3, 6.0)
-PARAM_TEXT = Field(0.3, 0.6, 40.0, pairs=False)
+PARAM_NAMES = Field(0.8, 0.3, 6.0)
+PARAM_TEXT = Field(0.6, 0.75, 40.0, pairs=False)
 SERVER = Field(0.5, 0.0, 2.0)
 # A joined pair of words counts this much of a word of the same field.
 PAIR_FACTOR = 1.0
@@ -81,6 +82,7 @@ def doc_terms(doc: SearchDoc) -> DocTerms:
                 weighted[word] = weighted.get(word, 0.0) + scale
             if field.pairs:
                 for pair in part.pairs:
+                    pair = PHRASE + pair
                     weighted[pair] = weighted.get(pair, 0.0) + pair_scale
     weights = {term: tf * (K1 + 1.0) / (tf + K1) for term, tf in weighted.items()}
     name_terms = tuple(dict.fromkeys(analyze(own_name(doc)).words))

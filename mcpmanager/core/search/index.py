@@ -16,23 +16,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
-from mcpmanager.core.search.analyzer import analyze_query
 from mcpmanager.core.search.document import Hit, SearchDoc
 from mcpmanager.core.search.fields import K1, doc_terms
 from mcpmanager.core.search.postings import Postings, idf
+from mcpmanager.core.search.query import build_query
 from mcpmanager.core.search.synonyms import SynonymMap
 
 __all__ = ["Hit", "SearchDoc", "SearchIndex"]
 
-PAIR_WEIGHT = 0.5  # a query's joined word pair, against one of its words
-SYNONYM_WEIGHT = 0.4  # an expansion's word, against a word the user wrote
-NAME_BONUS = 0.5  # the score grows by up to this share when the query covers the whole name
-FLOOR = 0.02
-COORD = 0.5  # see SearchIndex.search
-# Candidates re-ranked with the name bonus: the best ones by base score. Only those within the
-# bonus' reach of the top can move, so this bounds the work, not the result, in all but flat cases.
-_RERANK = 400
+COORD = 0.5  # the score grows by up to this share for a tool having all the query's words
+NAME_BONUS = 0.5  # ... and by up to this share again when the query covers the tool's whole name
+FLOOR = 0.02  # see SearchIndex.search
+# At most this many candidates are re-ranked with the name bonus (the best by base score); only
+# those the bonus could lift into the results are taken, so the cap only matters for flat scores.
+_RERANK = 1000
 
 
 @dataclass(frozen=True)
@@ -75,71 +74,68 @@ class SearchIndex:
     # Searching ------------------------------------------------------------------------------------
 
     def search(self, query: str, limit: int = 5) -> list[Hit]:
-        """The best `limit` tools for `query`, best first; ties by exposed name.
+        """The best `limit` tools for `query`, best first; equal scores by exposed name.
 
-        The floor: a query's best possible score is what a tool would get that had every query word
-        (known to the index or not) as often as saturation allows, i.e. the sum of the words'
-        idf·(k1+1). A tool scoring under FLOOR times that matched too little of the query to be
-        meant (a shared common word, a stray synonym), so it is not returned; a query of unknown
-        words returns nothing.
+        The floor: the best base score a query could reach is that of a tool having each of the
+        query's own words (known to the index or not) as often as saturation allows, the sum of
+        their idf·(k1+1). A tool scoring under FLOOR times that matched too little of the query to be
+        meant (one common word of a long request), so it is not returned; a query made of words
+        no tool has returns nothing.
         """
         if limit <= 0 or not self._entries:
             return []
-        weights = self._query_weights(query)
-        if not weights:
+        parsed = build_query(query, self._synonyms)
+        if not parsed.own:
             return []
+        weights, own = parsed.weights, parsed.own
         postings = self._postings
         if postings.needs_compaction():
             postings.compact()
         count = len(postings)
         idfs = {term: idf(postings.df(term), count) for term in weights}
         scores = np.zeros(postings.slots, dtype=np.float64)
+        cover = np.zeros(postings.slots, dtype=np.float64)
         for term, weight in weights.items():
             postings.accumulate(scores, term, weight * idfs[term])
-        if COORD:
-            cover = np.zeros(postings.slots, dtype=np.float64)
-            total = 0.0
-            for term, weight in weights.items():
-                if weight == 1.0:
-                    postings.presence(cover, term, idfs[term])
-                    total += idfs[term]
-            scores *= 1.0 + COORD * cover / total
+        for term, weight in own.items():
+            postings.presence(cover, term, weight * idfs[term])
+        # Coordination: of two tools with the same BM25 score, the one with more of the query's
+        # (rarer) words is the better guess.
+        own_weight = sum(weight * idfs[term] for term, weight in own.items())
+        scores *= 1.0 + COORD * cover / own_weight
         scores[~postings.alive()] = 0.0
-        best_possible = sum(idfs[t] * (K1 + 1.0) for t, w in weights.items() if w == 1.0)
-        return self._rank(scores, weights, idfs, FLOOR * best_possible, limit)
-
-    def _query_weights(self, query: str) -> dict[str, float]:
-        analyzed = analyze_query(query)
-        weights: dict[str, float] = dict.fromkeys(analyzed.words + analyzed.wholes, 1.0)
-        for pair in analyzed.pairs:
-            weights.setdefault(pair, PAIR_WEIGHT)
-        for expansion in self._synonyms.expand(analyzed.words):
-            for word in expansion.words:
-                weights[word] = max(weights.get(word, 0.0), SYNONYM_WEIGHT)
-            for pair in expansion.pairs:
-                weights[pair] = max(weights.get(pair, 0.0), SYNONYM_WEIGHT * PAIR_WEIGHT)
-        return weights
+        floor = FLOOR * (K1 + 1.0) * own_weight
+        return self._rank(scores, weights, idfs, floor, limit)
 
     def _rank(
         self,
-        scores: np.ndarray,
+        scores: npt.NDArray[np.float64],
         weights: Mapping[str, float],
         idfs: Mapping[str, float],
         floor: float,
         limit: int,
     ) -> list[Hit]:
-        candidates = np.flatnonzero(scores * (1.0 + NAME_BONUS) >= max(floor, 1e-12))
+        # The bonus multiplies by at most (1 + NAME_BONUS): a tool whose score times that stays
+        # below the limit-th best score (or the floor) cannot make the results.
+        matched = np.flatnonzero(scores)
+        if len(matched) > limit:
+            kth = float(np.partition(scores[matched], len(matched) - limit)[len(matched) - limit])
+            floor_reach = max(floor, kth)
+        else:
+            floor_reach = floor
+        candidates = matched[scores[matched] * (1.0 + NAME_BONUS) >= floor_reach]
         if len(candidates) > _RERANK:
             candidates = candidates[np.argpartition(-scores[candidates], _RERANK - 1)[:_RERANK]]
         ranked: list[tuple[float, str, str]] = []
         idfs = dict(idfs)
+        count = len(self._postings)
         for slot in candidates.tolist():
             key = self._postings.key(slot)
             assert key is not None
             entry = self._entries[key]
             for term in entry.name_terms:
                 if term not in idfs:
-                    idfs[term] = idf(self._postings.df(term), len(self._postings))
+                    idfs[term] = idf(self._postings.df(term), count)
             score = float(scores[slot]) * (1.0 + NAME_BONUS * _coverage(entry.name_terms, weights, idfs))
             if score >= floor:
                 ranked.append((-score, entry.doc.exposed, key))
