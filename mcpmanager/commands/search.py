@@ -34,7 +34,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser = subparsers.add_parser("search", help="rank tools for a plain-language need")
     parser.add_argument("--config", type=Path, help="config file (default: the user's mcpmanager config)")
     parser.add_argument("--catalogue", type=Path, help="JSON list of tools (default: the cache)")
-    parser.add_argument("--limit", type=int, default=DEFAULT_LIMIT, help="results per query (default 10)")
+    # Checked in run(), so a bad value gets the one-line error of the contract, not argparse's usage.
+    parser.add_argument("--limit", default=str(DEFAULT_LIMIT), help="results per query (default 10)")
     parser.add_argument("--json", action="store_true", help="print the JSON object instead of a list")
     parser.add_argument("--queries", type=Path, help='JSON lines {"id", "query"}; "-" reads stdin')
     parser.add_argument("query", nargs="?", help="what the tool should do, in plain words")
@@ -44,8 +45,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if (args.query is None) == (args.queries is None):
             raise BadInput("give either a QUERY or --queries FILE, not both or neither")
-        if args.limit < 1:
-            raise BadInput(f"--limit must be at least 1, got {args.limit}")
+        limit = _limit(args.limit)
         config = _config(args.config)
         queries = _read_queries(args.queries) if args.queries is not None else None
         docs = _catalogue_docs(args.catalogue, config) if args.catalogue else _cached_docs(args, config)
@@ -57,15 +57,25 @@ def run(args: argparse.Namespace) -> int:
     by_key = {doc.key: doc for doc in docs}
     if queries is not None:
         for query_id, text in queries:
-            _write_json(sys.stdout, query_id, _results(index, by_key, text, args.limit))
+            _write_json(sys.stdout, query_id, _results(index, by_key, text, limit))
     elif args.json:
-        _write_json(sys.stdout, None, _results(index, by_key, args.query, args.limit))
+        _write_json(sys.stdout, None, _results(index, by_key, args.query, limit))
     else:
-        _write_list(sys.stdout, args.query, index, by_key, args.limit)
+        _write_list(sys.stdout, args.query, index, by_key, limit)
     return 0
 
 
 # Input ----------------------------------------------------------------------------------------------
+
+
+def _limit(value: object) -> int:
+    try:
+        limit = int(str(value))
+    except ValueError:
+        raise BadInput(f"--limit must be a whole number, got {value!r}") from None
+    if limit < 1:
+        raise BadInput(f"--limit must be at least 1, got {limit}")
+    return limit
 
 
 def _config(path: Path | None) -> Config:

@@ -63,18 +63,18 @@ class Discovery:
         found = [(by_key[h.key], h.score) for h in hits if h.key in by_key]
         if not found:
             return _text(
-                f"No tool matches {query!r}. Try broader or different words, or search_tools_regex "
+                f"No tool matches {_short(query)!r}. Try broader or different words, or search_tools_regex "
                 "with part of a tool name.",
-                {"query": query, "tools": []},
+                {"query": _short(query), "tools": []},
             )
         entries = [self._entry(tool, score) for tool, score in found]
-        lines = [f"Tools for {query!r} (call them with call_tool):"]
+        lines = [f"Tools for {_short(query)!r} (call them with call_tool):"]
         for number, entry in enumerate(entries, 1):
             lines.append(f"{number}. {entry['name']} [{entry['server']}] — {entry['description']}")
             lines.append(f"   call_tool {json.dumps(entry['call'], ensure_ascii=False)}")
             if entry["optional"]:
                 lines.append(f"   optional: {', '.join(entry['optional'])}")
-        return _text("\n".join(lines), {"query": query, "tools": entries})
+        return _text("\n".join(lines), {"query": _short(query), "tools": entries})
 
     def _entry(self, tool: CatalogueTool, score: float | None = None) -> dict[str, Any]:
         schema = tool.spec.get("inputSchema")
@@ -126,6 +126,12 @@ class Discovery:
                 document[key] = tool.spec[key]
         document["call"] = call_template(tool.exposed, tool.spec.get("inputSchema"))
         return _text(json.dumps(document, ensure_ascii=False, indent=1), document)
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """A query as echoed back: a pasted blob must not be repeated into the model's context."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def unknown_tool_text(called: str, resolution: Resolution) -> str:

@@ -97,6 +97,12 @@ def test_stop_words_and_request_politeness_are_dropped_numbers_kept() -> None:
 def test_markup_is_stripped_but_placeholders_kept() -> None:
     text = "<p>Delete a <b>file</b> &amp; its <a href='x'>link</a></p> in [docs](https://a/x) <service-name>"
     assert terms(text) == ["delet", "fil", "link", "doc", "servic", "nam"]
+    assert terms("<TD>Remove</TD> <BR/>") == ["remov"]
+    assert terms("<Ask the host to uninstall the CLI>") == ["ask", "host", "uninstall", "cli"]  # not a tag
+
+
+def test_acronym_plurals_are_not_split() -> None:
+    assert terms("open PRs, URLs and getIDs") == ["open", "pr", "url", "get", "id"]
 
 
 def test_cjk_text_becomes_character_pairs_and_accents_are_folded() -> None:

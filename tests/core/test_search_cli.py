@@ -153,6 +153,7 @@ def test_without_catalogue_the_cached_tools_of_enabled_servers_are_searched(
             "give either a QUERY or --queries FILE",
         ),
         ("[]", ["--catalogue", "{file}", "--limit", "0", "x"], "--limit must be at least 1"),
+        ("[]", ["--catalogue", "{file}", "--limit", "ten", "x"], "--limit must be a whole number, got 'ten'"),
         ("[]", ["--config", "{tmp}/nope.json", "x"], "config file not found"),
         (None, ["x"], "no cached tools"),
     ],

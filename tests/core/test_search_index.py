@@ -125,21 +125,26 @@ def test_nonsense_finds_nothing(index: SearchIndex, query: str) -> None:
 def test_the_floor_is_relative_to_the_best_possible_score(monkeypatch: pytest.MonkeyPatch) -> None:
     built = SearchIndex()
     built.replace_all(docs_of(CATALOGUE))
-    query = "delete the pod quickly zxqv wplk frob"  # half the words unknown to the index
+    query = "erase the pod quickly zxqv wplk frob"  # half the words unknown to the index
     monkeypatch.setattr(index_module, "FLOOR", 0.0)
     found = built.search(query, 5)
     assert found and found[0].key == "kubernetes:delete_pod"
-    monkeypatch.setattr(index_module, "FLOOR", found[0].score / _best_possible(built, query) * 1.01)
+    # Just above the best hit's final score (its name only partly matched, by a synonym): nothing.
+    monkeypatch.setattr(index_module, "FLOOR", found[0].score / _best_possible(built, query) * 1.001)
     assert built.search(query, 5) == []
+    monkeypatch.setattr(index_module, "FLOOR", found[0].score / _best_possible(built, query) * 0.999)
+    assert [h.key for h in built.search(query, 5)] == ["kubernetes:delete_pod"]
 
 
 def _best_possible(built: SearchIndex, query: str) -> float:
     from mcpmanager.core.search.fields import K1
     from mcpmanager.core.search.postings import idf
+    from mcpmanager.core.search.query import build_query
+    from mcpmanager.core.search.synonyms import SynonymMap
 
-    weights = built._query_weights(query)
+    own = build_query(query, SynonymMap()).own
     count = len(built)
-    return sum(idf(built._postings.df(t), count) * (K1 + 1) for t, w in weights.items() if w == 1.0)
+    return sum(w * idf(built._postings.df(t), count) * (K1 + 1) for t, w in own.items())
 
 
 def test_fields_weigh_name_over_description_over_parameters() -> None:
@@ -164,6 +169,10 @@ def test_an_expansion_weighs_less_than_the_word_itself() -> None:
     )
     assert [h.key for h in built.search("remove an item", 5)] == ["s:remove_item", "s:delete_item"]
     assert [h.key for h in built.search("delete an item", 5)] == ["s:delete_item", "s:remove_item"]
+    # The synonym alone is a hint: well under half of what the word itself scores.
+    original, expansion = built.search("remove", 5)
+    assert (original.key, expansion.key) == ("s:remove_item", "s:delete_item")
+    assert expansion.score < 0.5 * original.score
 
 
 def test_config_synonyms_extend_the_builtin_ones() -> None:
@@ -180,12 +189,12 @@ def test_config_synonyms_extend_the_builtin_ones() -> None:
 
 def test_ties_are_broken_by_exposed_name_whatever_the_order() -> None:
     same = tool("translate", "Translate text between languages.")
-    docs = [doc(server, same, f"{server}__translate") for server in ("c", "a", "b")]
+    docs = [doc(server, same, exposed) for server, exposed in (("a", "t_c"), ("b", "t_a"), ("c", "t_b"))]
     for order in (docs, docs[::-1], [docs[1], docs[0], docs[2]]):
         built = SearchIndex()
         built.replace_all(order)
         hits = built.search("translate some text", 5)
-        assert [h.key for h in hits] == ["a:translate", "b:translate", "c:translate"]
+        assert [h.key for h in hits] == ["b:translate", "c:translate", "a:translate"]
         assert len({h.score for h in hits}) == 1
 
 

@@ -27,12 +27,16 @@ MAX_QUERY_TERMS = 64
 # A whitespace-free run this long is data (base64, a hash, a minified blob), not words.
 _MAX_CHUNK = 80
 
+_HTML_TAGS = (
+    "a|abbr|b|blockquote|body|br|center|code|dd|del|details|div|dl|dt|em|font|h[1-6]|head|hr|html|i|img|"
+    "ins|kbd|li|mark|ol|p|pre|q|s|samp|small|span|strong|sub|summary|sup|table|tbody|td|th|thead|tr|tt|u|ul"
+)
 _MARKUP = re.compile(
     r"<!--.*?-->"  # comments
-    r"|</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]*)?/?>"  # tags; `<service-name>` placeholders are kept
+    rf"|</?(?:{_HTML_TAGS})(?:\s[^<>]*)?/?>"  # HTML tags; `<service-name>`, `<ask this>` are kept
     r"|&(?:[A-Za-z]+|#\d+|#x[0-9A-Fa-f]+);"  # entities
     r"|\]\([^)\s]*\)",  # the target of a markdown link: keep its text
-    re.DOTALL,
+    re.DOTALL | re.IGNORECASE,
 )
 _LONG_CHUNK = re.compile(rf"\S{{{_MAX_CHUNK + 1},}}")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")

@@ -33,10 +33,8 @@ NAME = Field(3.0, 0.3, 3.0)
 TITLE = Field(2.0, 0.3, 4.0)
 DESCRIPTION = Field(1.0, 0.6, 30.0)
 PARAM_NAMES = Field(0.8, 0.3, 6.0)
-PARAM_TEXT = Field(0.6, 0.75, 40.0, pairs=False)
+PARAM_TEXT = Field(0.6, 0.5, 40.0, pairs=False)
 SERVER = Field(0.5, 0.0, 2.0)
-# A joined pair of words counts this much of a word of the same field.
-PAIR_FACTOR = 1.0
 
 
 @dataclass(frozen=True)
@@ -46,8 +44,9 @@ class DocTerms:
 
 
 def own_name(doc: SearchDoc) -> str:
-    """The name without a leading copy of the server's name (`github_create_issue` on `github`):
-    the server is a field of its own, and the prefix says nothing about which of its tools is meant."""
+    """The name without a leading copy of the server's name (`github_create_issue` on `github`): the
+    words that tell a server's tools apart, which the name bonus is about. (The whole name is
+    indexed: a query naming the server should still favour its tools.)"""
     lowered, server = doc.name.lower(), doc.server.lower()
     if server and lowered.startswith(server):
         rest = doc.name[len(server) :].lstrip("_-.:/ ")
@@ -74,16 +73,13 @@ def doc_terms(doc: SearchDoc) -> DocTerms:
         if not length:
             continue
         scale = field.weight / (1.0 - field.b + field.b * length / field.pivot)
-        pair_scale = scale * PAIR_FACTOR
         for part in parts:
-            for word in part.words:
-                weighted[word] = weighted.get(word, 0.0) + scale
-            for word in part.wholes:
+            for word in part.words + part.wholes:
                 weighted[word] = weighted.get(word, 0.0) + scale
             if field.pairs:
                 for pair in part.pairs:
-                    pair = PHRASE + pair
-                    weighted[pair] = weighted.get(pair, 0.0) + pair_scale
+                    phrase = PHRASE + pair
+                    weighted[phrase] = weighted.get(phrase, 0.0) + scale
     weights = {term: tf * (K1 + 1.0) / (tf + K1) for term, tf in weighted.items()}
     name_terms = tuple(dict.fromkeys(analyze(own_name(doc)).words))
     return DocTerms(weights, name_terms)

@@ -1,12 +1,16 @@
-"""Ranked search over the tool catalogue: BM25F with synonyms, a name bonus and a score floor.
+"""Ranked search over the tool catalogue: BM25F, synonyms, a name bonus and a score floor.
 
 A query's words are weighted by their rarity (BM25 idf) and matched against every field of a tool
-(`fields`); joined word pairs add a phrase/compound match; synonyms add the catalogue's usual
-alternatives at a lower weight. The base score is then raised by the share of the tool's NAME the
-query covers: among the tools of one server (`*_get` vs `*_list`), the name is what tells them apart.
+with per-field weights (`fields`); word pairs add phrase and compound matches and synonyms the
+catalogue's usual alternatives, at lower weights (`query`). Two multipliers follow: coordination
+(a tool having more of the query's words wins over one having a single word many times) and the
+share of the tool's NAME the query covers (among the tools of one server, `*_get` vs `*_list`,
+the name is what tells them apart).
 
-Only documents that share a term with the query are scored (`postings`), so a query costs
-about the same with 200 or 20,000 tools.
+Only tools sharing a term with the query are scored, from an inverted index that takes updates
+in place (`postings`): a query costs well under a millisecond at 2,000 tools, and a server's
+changed tools are re-indexed alone. (rank-bm25 scores in Python per document and has neither
+field weights nor updates: `get_batch_scores` over the candidates took 6.6 ms at 20,000 tools.)
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 Built like a search engine's segments: a compact main segment (numpy arrays, one run per term) plus
 a small pending part for documents added since it was built; removed documents are masked out until
 the next compaction. So an update touches only the changed documents, a query reads only the
-documents that share a term with it, and memory stays near 12 bytes per (term, document).
+documents that share a term with it, and memory stays near 24 bytes per (term, document) pair
+(the posting, and the document's own list of terms to undo it).
 Compaction happens when the pending part or the removed documents exceed a quarter of the index.
 """
 
