@@ -53,7 +53,18 @@ def _params(schema: object) -> tuple[tuple[str, str], ...]:
     properties = schema.get("properties") if isinstance(schema, dict) else None
     if not isinstance(properties, dict):
         return ()
-    return tuple(
-        (str(name), _text(prop.get("description")) if isinstance(prop, dict) else "")
-        for name, prop in properties.items()
-    )
+    return tuple((str(name), _param_text(prop)) for name, prop in properties.items())
+
+
+def _param_text(prop: object) -> str:
+    """A parameter's description plus its allowed values: `state` with `open|closed` is how a tool
+    says it can list open pull requests, often nowhere else."""
+    if not isinstance(prop, dict):
+        return ""
+    text = _text(prop.get("description"))
+    values = prop.get("enum")
+    if isinstance(values, list):
+        words = [str(v) for v in values[:20] if isinstance(v, str | int | float)]
+        if words:
+            text = f"{text} {' '.join(words)}".strip()
+    return text
