@@ -12,7 +12,7 @@ import logging
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,8 @@ class CatalogueTool:
     exposed: str  # the name clients see
     spec: ToolDict  # the tool as the server listed it (name, description, inputSchema, ...)
     always_on: bool = False
+    aliases: tuple[str, ...] = ()  # other names the config gives it (`tools."server:tool".aliases`)
+    params: dict[str, str] = field(default_factory=dict)  # argument alias → declared parameter
 
     @property
     def key(self) -> str:
@@ -105,7 +107,15 @@ class Catalogue:
                     pairs.append((server, name, spec, settings))
         names = assign_exposed_names(((s, n) for s, n, _, _ in pairs), self.max_name_length)
         tools = [
-            CatalogueTool(s, n, names[(s, n)], spec, bool(settings and settings.always_on))
+            CatalogueTool(
+                s,
+                n,
+                names[(s, n)],
+                spec,
+                bool(settings and settings.always_on),
+                tuple(settings.aliases) if settings else (),
+                dict(settings.params) if settings else {},
+            )
             for s, n, spec, settings in pairs
         ]
         if tools == self._tools:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import mcp_types as types
@@ -15,7 +16,8 @@ import mcp_types as types
 from mcpmanager.core import meta_tools as meta
 from mcpmanager.core.catalogue import Catalogue, CatalogueTool
 from mcpmanager.core.downstream import error_result
-from mcpmanager.core.resolve import Resolution, resolve_name
+from mcpmanager.core.resolve.messages import miss_text
+from mcpmanager.core.resolve.names import Resolution
 from mcpmanager.core.search.index import SearchDoc, SearchIndex
 from mcpmanager.core.templates import call_template, optional_parameters
 
@@ -49,6 +51,12 @@ class Discovery:
                 self.index.upsert(doc)
         self._indexed = current
         self._generation = self.catalogue.generation
+
+    def search_names(self, query: str, limit: int) -> list[str]:
+        """Exposed names of the best tools for `query` (the resolver's suggestions use it)."""
+        self.sync()
+        docs = self._indexed
+        return [docs[hit.key].exposed for hit in self.index.search(query, limit) if hit.key in docs]
 
     # The meta-tools -------------------------------------------------------------------------------
 
@@ -108,13 +116,13 @@ class Discovery:
         lines += [f"- {e['name']} [{e['server']}] — {e['description']}" for e in entries]
         return _text("\n".join(lines), {"pattern": pattern, "total": len(matches), "tools": entries})
 
-    def schema(self, args: dict[str, Any] | None) -> types.CallToolResult:
+    def schema(self, args: dict[str, Any] | None, resolve: Callable[[str], Resolution]) -> types.CallToolResult:
         name = meta.argument(args, "tool_name")
         if not isinstance(name, str) or not name:
             return error_result("get_tool_schema needs 'tool_name'.")
-        resolution = resolve_name(self.catalogue, name)
+        resolution = resolve(name)
         if resolution.tool is None:
-            return error_result(unknown_tool_text(name, resolution))
+            return error_result(miss_text(resolution))
         tool = resolution.tool
         document: dict[str, Any] = {
             "name": tool.exposed,
@@ -132,14 +140,6 @@ def _short(text: str, limit: int = 80) -> str:
     """A query as echoed back: a pasted blob must not be repeated into the model's context."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def unknown_tool_text(called: str, resolution: Resolution) -> str:
-    words = " ".join(w for w in re.split(r"[^A-Za-z0-9]+|(?<=[a-z])(?=[A-Z])", called) if w).lower()
-    text = f"Unknown tool '{called}'."
-    if resolution.suggestions:
-        text += f" Did you mean: {', '.join(resolution.suggestions)}?"
-    return text + f' Or call discover_tools("{words or called}").'
 
 
 def _text(text: str, structured: dict[str, Any]) -> types.CallToolResult:

@@ -9,6 +9,7 @@ set changes, every connected client is told, in both protocol eras.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -23,10 +24,14 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmanager import __version__
 from mcpmanager.core import meta_tools as meta
+from mcpmanager.core.activity import Activity, Outcome
 from mcpmanager.core.catalogue import Catalogue, CatalogueTool
-from mcpmanager.core.discovery import Discovery, unknown_tool_text
+from mcpmanager.core.discovery import Discovery
 from mcpmanager.core.downstream import Downstream, ProgressCallback, error_result
-from mcpmanager.core.resolve import resolve_name
+from mcpmanager.core.resolve.arguments import refusal_text
+from mcpmanager.core.resolve.messages import miss_text
+from mcpmanager.core.resolve.resolver import Resolver
+from mcpmanager.core.resolve.words import fold
 from mcpmanager.core.search.index import SearchIndex
 from mcpmanager.core.states import State
 
@@ -76,6 +81,8 @@ class Proxy:
         self._legacy_sessions: dict[int, ServerSession] = {}
         self._listed: tuple[int, list[types.Tool]] | None = None
         self.calls = 0
+        self.activity = Activity()
+        self.resolver = Resolver(catalogue, lambda query, limit: self.discovery.search_names(query, limit))
         self._notified: list[dict[str, Any]] = []
         self.server = _ProxyServer(
             "mcpmanager",
@@ -129,21 +136,21 @@ class Proxy:
         self._remember(ctx)
         self.calls += 1
         name, args = params.name, params.arguments
-        if self.mode == "discovery" and name in meta.NAMES and self.catalogue.get(name) is None:
-            if name == meta.DISCOVER:
+        if self.mode == "discovery" and self.catalogue.get(name) is None and (meta_name := _meta_name(name)):
+            if meta_name == meta.DISCOVER:
                 return self.discovery.discover(args)
-            if name == meta.REGEX:
+            if meta_name == meta.REGEX:
                 return self.discovery.regex(args)
-            if name == meta.SCHEMA:
-                return self.discovery.schema(args)
+            if meta_name == meta.SCHEMA:
+                return self.discovery.schema(args, self.resolver.resolve)
             target = meta.argument(args, "tool_name")
             if not isinstance(target, str) or not target:
                 return error_result("call_tool needs 'tool_name' (find one with discover_tools) and 'arguments'.")
             arguments, problem = meta.tool_arguments(args)
             if problem is not None:
                 return error_result(f"call_tool: {problem}.")
-            return await self._route(ctx, params, target, arguments)
-        return await self._route(ctx, params, name, args)
+            return await self._route(ctx, params, target, arguments, "call_tool")
+        return await self._route(ctx, params, name, args, "direct")
 
     async def _route(
         self,
@@ -151,17 +158,50 @@ class Proxy:
         params: types.CallToolRequestParams,
         called: str,
         arguments: dict[str, Any] | None,
+        via: str,
     ) -> types.CallToolResult | types.InputRequiredResult:
+        started = time.perf_counter()
+        record = self.activity.begin(called, via)
+
+        def finish(outcome: Outcome, result: types.CallToolResult | types.InputRequiredResult) -> None:
+            detail = _first_line(result) if outcome != "ok" else None
+            self.activity.update(record, outcome=outcome, detail=detail, duration=time.perf_counter() - started)
+
         # Any catalogue tool is callable by name, also in discovery mode where it is not listed:
         # a model that found a tool and calls it directly should not be refused.
-        tool = self.catalogue.get(called)
+        tool, how = self.catalogue.get(called), "exact"
         if tool is None:
-            resolution = resolve_name(self.catalogue, called)
+            resolution = self.resolver.resolve(called)
             if resolution.tool is None and await self._wait_for_starting():
-                resolution = resolve_name(self.catalogue, called)  # its server may have just come up
+                resolution = self.resolver.resolve(called)  # its server may have just come up
             if resolution.tool is None:
-                return error_result(unknown_tool_text(called, resolution))
-            tool = resolution.tool
+                failure = error_result(miss_text(resolution))
+                finish("unknown", failure)
+                return failure
+            tool, how = resolution.tool, resolution.how or "exact"
+        checked = self.resolver.check_arguments(tool, arguments)
+        renames = tuple((r.passed, r.declared) for r in checked.renames)
+        record = self.activity.update(
+            record, server=tool.server, tool=tool.name, exposed=tool.exposed, how=how, renames=renames
+        )
+        if checked.arguments is None:
+            failure = error_result(refusal_text(tool.exposed, tool.spec, checked, via == "call_tool"))
+            finish("refused", failure)
+            return failure
+        if checked.renames:
+            arguments = checked.arguments
+        result = await self._forward(ctx, params, tool, called, arguments)
+        finish("error" if isinstance(result, types.CallToolResult) and result.is_error else "ok", result)
+        return result
+
+    async def _forward(
+        self,
+        ctx: ServerRequestContext[Any],
+        params: types.CallToolRequestParams,
+        tool: CatalogueTool,
+        called: str,
+        arguments: dict[str, Any] | None,
+    ) -> types.CallToolResult | types.InputRequiredResult:
         downstream = self.servers.get(tool.server)
         if downstream is None:
             return error_result(f"Server '{tool.server}' of tool '{called}' is not configured any more.")
@@ -218,6 +258,25 @@ class Proxy:
                 logger.debug("dropping a client session: %s", exc)
                 self._legacy_sessions.pop(key, None)
         return True
+
+
+_META_FOLDS = {fold(name): name for name in meta.NAMES}
+
+
+def _meta_name(name: str) -> str | None:
+    """The meta-tool `name` means: its own name or a spelling of it (`callTool`, `discover-tools`)."""
+    if name in meta.NAMES:
+        return name
+    return _META_FOLDS.get(fold(name)) or _META_FOLDS.get(fold(name) + "s")
+
+
+def _first_line(result: types.CallToolResult | types.InputRequiredResult) -> str | None:
+    if not isinstance(result, types.CallToolResult):
+        return None
+    for content in result.content:
+        if isinstance(content, types.TextContent) and content.text.strip():
+            return content.text.strip().splitlines()[0][:300]
+    return None
 
 
 def _progress_relay(ctx: ServerRequestContext[Any]) -> ProgressCallback | None:

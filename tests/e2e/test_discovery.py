@@ -107,11 +107,20 @@ async def test_meta_tools_find_and_call(setup: Path, home: Path, era: str) -> No
         )
         assert json.loads(text_of(created)) == {"owner": "o", "repo": "r", "title": "t"}
 
-        unknown = await client.call_tool("call_tool", {"tool_name": "create_isue", "arguments": {}})
+        # A misspelt name and wrong argument names are repaired; a name that means another action is not
+        repaired = await client.call_tool(
+            "call_tool",
+            {"tool_name": "create_isue", "arguments": {"owner": "o", "repository": "r", "issue_title": "t"}},
+        )
+        assert json.loads(text_of(repaired)) == {"owner": "o", "repo": "r", "title": "t"}
+        unknown = await client.call_tool("call_tool", {"tool_name": "delete_issue", "arguments": {}})
         assert unknown.is_error
         text = text_of(unknown)
-        assert "Unknown tool 'create_isue'" in text and "create_issue" in text
-        assert 'discover_tools("create isue")' in text
+        assert text.startswith("Unknown tool 'delete_issue'.") and "create_issue" in text
+        assert 'discover_tools("delete issue")' in text
+        ambiguous = await client.call_tool("call_tool", {"tool_name": "echo", "arguments": {"text": "c"}})
+        assert ambiguous.is_error and "Ambiguous tool name 'echo'" in text_of(ambiguous)
+        assert "gh__echo [gh]" in text_of(ambiguous) and "other__echo [other]" in text_of(ambiguous)
 
         schema = await client.call_tool("get_tool_schema", {"tool_name": "book_meeting"})
         assert schema.structured_content["inputSchema"]["required"] == ["day"]  # type: ignore[index]

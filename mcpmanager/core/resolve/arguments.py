@@ -1,0 +1,188 @@
+"""Arguments a model passed → the arguments to forward, or a refusal that says what to send instead.
+
+Safety first (ARCHITECTURE §7): an argument is renamed onto a declared parameter only when that
+parameter was not passed and the mapping is unambiguous (`param_names`); an argument that cannot be
+mapped refuses the whole call — a dropped `append: true` overwrites a file, a dropped filter deletes
+everything. Values are never invented, filled in or converted. The repaired arguments are validated
+against the tool's inputSchema (jsonschema) before anything is sent; a refusal lists every problem,
+the valid parameters and a call template.
+
+Schemas that declare no properties, or allow additional ones, are taken at their word: such a tool
+accepts names we cannot know, so its arguments are passed through (and still validated).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonschema
+import jsonschema.exceptions
+import jsonschema.protocols
+
+from mcpmanager.core.resolve.names import close_names
+from mcpmanager.core.resolve.param_names import map_name
+from mcpmanager.core.resolve.words import words
+from mcpmanager.core.templates import call_template
+
+logger = logging.getLogger(__name__)
+
+MAX_PROBLEMS = 8
+_MESSAGE_CHARS = 160
+
+
+@dataclass(frozen=True)
+class Rename:
+    passed: str
+    declared: str
+    how: str  # alias, spelling, context, synonym, id
+
+
+@dataclass(frozen=True)
+class CheckedArguments:
+    arguments: dict[str, Any] | None  # what to forward; None when the call is refused
+    renames: tuple[Rename, ...] = ()
+    problems: tuple[str, ...] = ()  # why it is refused, one line each
+
+    @property
+    def refused(self) -> bool:
+        return self.arguments is None
+
+
+@dataclass
+class ArgumentChecker:
+    """Repairs and validates arguments; keeps one compiled validator per schema it has seen."""
+
+    _validators: dict[str, tuple[object, jsonschema.protocols.Validator | None]] = field(default_factory=dict)
+
+    def check(
+        self,
+        key: str,
+        name: str,
+        spec: Mapping[str, Any],
+        arguments: Mapping[str, Any] | None,
+        aliases: Mapping[str, str] | None = None,
+    ) -> CheckedArguments:
+        """`key` identifies the tool (`server:tool`), `name` is its own name, `spec` its definition."""
+        schema = spec.get("inputSchema")
+        passed = dict(arguments or {})
+        properties = schema.get("properties") if isinstance(schema, dict) else None
+        if not isinstance(schema, dict) or not isinstance(properties, dict) or not properties or _open(schema):
+            return self._validated(key, schema, passed, ())
+        unknown = [k for k in passed if k not in properties]
+        free = [p for p in properties if p not in passed]
+        tool_words = frozenset(words(name))
+        renames: list[Rename] = []
+        problems: list[str] = []
+        for argument in unknown:
+            match = map_name(argument, free, aliases or {}, tool_words)
+            if match.declared is not None and match.how is not None:
+                renames.append(Rename(argument, match.declared, match.how))
+            elif match.options:
+                options = " or ".join(repr(o) for o in match.options)
+                problems.append(f"'{argument}' is not a parameter of {name}: it could be {options}; pass one of them")
+            else:
+                near = close_names(argument, list(properties), 3)
+                hint = f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else ""
+                problems.append(f"'{argument}' is not a parameter of {name}{hint}")
+        targets = Counter(r.declared for r in renames)
+        for rename in [r for r in renames if targets[r.declared] > 1]:
+            renames.remove(rename)
+            problems.append(
+                f"'{rename.passed}' is not a parameter of {name}; several arguments could be '{rename.declared}'"
+            )
+        if problems:
+            return CheckedArguments(None, tuple(renames), tuple(problems))
+        by_passed = {r.passed: r.declared for r in renames}
+        repaired = {by_passed.get(k, k): v for k, v in passed.items()}
+        return self._validated(key, schema, repaired, tuple(renames))
+
+    def _validated(
+        self, key: str, schema: Any, arguments: dict[str, Any], renames: tuple[Rename, ...]
+    ) -> CheckedArguments:
+        validator = self._validator(key, schema)
+        if validator is None:
+            return CheckedArguments(arguments, renames)
+        errors = sorted(validator.iter_errors(arguments), key=lambda e: (list(e.absolute_path), e.message))
+        problems = [_describe(error) for error in errors[:MAX_PROBLEMS]]
+        if len(errors) > MAX_PROBLEMS:
+            problems.append(f"… and {len(errors) - MAX_PROBLEMS} more problems")
+        if problems:
+            return CheckedArguments(None, renames, tuple(problems))
+        return CheckedArguments(arguments, renames)
+
+    def _validator(self, key: str, schema: Any) -> jsonschema.protocols.Validator | None:
+        cached = self._validators.get(key)
+        if cached is not None and cached[0] is schema:
+            return cached[1]
+        validator: jsonschema.protocols.Validator | None = None
+        if isinstance(schema, dict):
+            cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+            try:
+                cls.check_schema(schema)
+                validator = cls(schema)
+            except jsonschema.exceptions.SchemaError as exc:
+                # The server's schema is broken: the server is the judge of its arguments then.
+                logger.warning("not validating arguments of %s: invalid inputSchema: %s", key, exc.message)
+        self._validators[key] = (schema, validator)
+        return validator
+
+
+def _open(schema: Mapping[str, Any]) -> bool:
+    """Whether the schema accepts argument names beyond its properties."""
+    extra = schema.get("additionalProperties")
+    return extra is True or isinstance(extra, dict) or bool(schema.get("patternProperties"))
+
+
+def _describe(error: jsonschema.exceptions.ValidationError) -> str:
+    where = ".".join(str(p) for p in error.absolute_path)
+    required = error.validator_value
+    if error.validator == "required" and isinstance(error.instance, dict) and isinstance(required, list):
+        missing = [r for r in required if r not in error.instance]
+        names = ", ".join(f"'{'.'.join([where, r]) if where else r}'" for r in missing)
+        return f"missing required argument {names}"
+    message = error.message if len(error.message) <= _MESSAGE_CHARS else error.message[: _MESSAGE_CHARS - 1] + "…"
+    return f"'{where}': {message}" if where else message
+
+
+def parameter_summary(schema: Any) -> str:
+    """`owner (string, required), repo (string, required), body (string)` — for refusals."""
+    if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
+        return "(none declared)"
+    required = set(schema.get("required") or [])
+    parts = []
+    for name, prop in schema["properties"].items():
+        kind = _kind(prop)
+        details = ", ".join(d for d in (kind, "required" if name in required else "") if d)
+        parts.append(f"{name} ({details})" if details else name)
+    return ", ".join(parts) or "(none)"
+
+
+def _kind(prop: Any) -> str:
+    if not isinstance(prop, dict):
+        return ""
+    if isinstance(prop.get("enum"), list):
+        return "one of " + "|".join(str(v) for v in prop["enum"][:6]) + ("|…" if len(prop["enum"]) > 6 else "")
+    kind = prop.get("type")
+    if isinstance(kind, list):
+        kind = "/".join(str(k) for k in kind)
+    if kind == "array" and isinstance(prop.get("items"), dict) and isinstance(prop["items"].get("type"), str):
+        return f"array of {prop['items']['type']}"
+    return str(kind) if kind else ""
+
+
+def refusal_text(exposed: str, spec: Mapping[str, Any], checked: CheckedArguments, via_call_tool: bool) -> str:
+    """The isError text of a refused call: each problem, the parameters, a template to copy."""
+    schema = spec.get("inputSchema")
+    lines = [f"Not called: the arguments for '{exposed}' need fixing (nothing was sent to the server)."]
+    lines += [f"- {problem}" for problem in checked.problems]
+    lines += [f"- (read '{r.passed}' as '{r.declared}')" for r in checked.renames]
+    lines.append(f"Parameters: {parameter_summary(schema)}")
+    template = call_template(exposed, schema)
+    shown = template if via_call_tool else template["arguments"]
+    lines.append(f"{'call_tool' if via_call_tool else exposed} {json.dumps(shown, ensure_ascii=False)}")
+    return "\n".join(lines)

@@ -1,0 +1,120 @@
+"""Which declared parameter a passed argument name means, if exactly one is clearly meant.
+
+Tiers, most certain first; the first tier with any candidate decides, and it must have exactly one:
+
+1. `alias` — the user's parameter aliases for this tool (`tools."server:tool".params`);
+2. `spelling` — the same words otherwise written: case, separators, camelCase, plural (`repoPath`,
+   `repo-path` → `repo_path`; `tag` → `tags`);
+3. `context` — the same once the tool's own words are left out (`issue_title` → `title` on
+   `create_issue`, and back);
+4. `synonym` — a common synonym (`q`, `question`, `search_term` → `query`; `file_path` → `path`;
+   `dir` → `directory`; `max_results` → `limit`);
+5. `id` — an identifier for the tool's one identifier parameter (`id` → `issue_id`).
+
+Only parameters declared and not passed are targets. The value is never looked at here: the repaired
+arguments are validated against the schema afterwards, so `path` renamed onto an array `paths` with
+a string value is refused there, not converted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from mcpmanager.core.resolve.words import fold, stems_key, words
+
+# Groups of argument names that mean the same in any tool. Written as words; compared folded.
+_GROUPS: tuple[tuple[str, ...], ...] = (
+    (
+        "query",
+        "q",
+        "question",
+        "search",
+        "search_query",
+        "search_term",
+        "search_terms",
+        "search_string",
+        "query_string",
+        "query_text",
+        "term",
+        "terms",
+        "keyword",
+        "keywords",
+    ),
+    ("path", "file_path", "filepath", "file", "filename", "file_name", "path_name", "full_path"),
+    ("directory", "dir", "folder", "dir_path", "directory_path", "folder_path"),
+    ("url", "uri", "link", "href", "web_url", "page_url", "website_url"),
+    ("repo", "repository", "repo_name", "repository_name"),
+    ("owner", "repo_owner", "repository_owner"),
+    ("message", "msg"),
+    ("content", "contents", "body", "text"),
+    ("limit", "max_results", "max", "top_k", "top_n", "num_results", "max_count", "count", "page_size", "per_page"),
+    ("offset", "skip"),
+    ("language", "lang"),
+    ("timezone", "tz", "time_zone"),
+    ("description", "desc"),
+    ("command", "cmd"),
+    ("email", "email_address", "mail"),
+    ("start_date", "from_date", "date_from", "since"),
+    ("end_date", "to_date", "date_to", "until"),
+)
+_GROUP_OF = {fold(name): number for number, group in enumerate(_GROUPS) for name in group}
+_ID_WORDS = frozenset({"id", "ids", "identifier", "uid", "uuid"})
+
+
+@dataclass(frozen=True)
+class ParamMatch:
+    declared: str | None  # the parameter meant, None when none or several are
+    how: str | None
+    options: tuple[str, ...] = ()  # the equally likely parameters, when several
+
+
+def map_name(
+    passed: str,
+    free: Sequence[str],
+    aliases: Mapping[str, str],
+    tool_words: frozenset[str],
+) -> ParamMatch:
+    """The parameter among `free` (declared, not passed) that `passed` means."""
+    alias = aliases.get(passed)
+    if alias is not None:
+        return ParamMatch(alias, "alias") if alias in free else ParamMatch(None, None)
+    for how, test in (
+        ("spelling", _same_spelling),
+        ("context", lambda a, b: _same_in_context(a, b, tool_words)),
+        ("synonym", _synonyms),
+        ("id", lambda a, b: _both_ids(a, b, tool_words)),
+    ):
+        found = [name for name in free if test(passed, name)]
+        if len(found) == 1:
+            return ParamMatch(found[0], how)
+        if found:
+            return ParamMatch(None, how, tuple(found))
+    return ParamMatch(None, None)
+
+
+def _same_spelling(a: str, b: str) -> bool:
+    return fold(a) == fold(b) or stems_key(words(a)) == stems_key(words(b))
+
+
+def _same_in_context(a: str, b: str, tool_words: frozenset[str]) -> bool:
+    ours = tuple(w for w in words(a) if w not in tool_words)
+    theirs = tuple(w for w in words(b) if w not in tool_words)
+    left_out = ours != words(a) or theirs != words(b)
+    return left_out and bool(ours) and ours == theirs
+
+
+def _synonyms(a: str, b: str) -> bool:
+    group = _GROUP_OF.get(fold(a))
+    return group is not None and group == _GROUP_OF.get(fold(b))
+
+
+def _both_ids(a: str, b: str, tool_words: frozenset[str]) -> bool:
+    """Both name an identifier, of the same thing or of the thing the tool is about."""
+    ours, theirs = words(a), words(b)
+    if not (ours and theirs and ours[-1] in _ID_WORDS and theirs[-1] in _ID_WORDS):
+        return False
+    subject, target = set(ours[:-1]), set(theirs[:-1])
+    if subject == target:
+        return True
+    return (not subject and target <= tool_words) or (not target and subject <= tool_words)

@@ -1,0 +1,217 @@
+"""How close a called name is to each tool's name: word by word, or as one misspelt string.
+
+Word level: each word of the called name is paired with at most one word of the tool's name (or of
+its server's name, which models often put in front), by the best of: the same word, the same stem,
+an abbreviation (`repo`/`repository`), a typo (one edit, two in long words), or a synonym from the
+general software vocabulary — verbs (`fetch`/`get`) more readily than nouns (`url`/`link`): a
+swapped verb is how models misremember names, a swapped noun may be another thing. Words count by
+their rarity among the catalogue's names, so `get` matters less than `issue`. The score is the
+matched weight over the weight of both names' words, a weighted Jaccard.
+
+Whole-name level: the folded names a few edits apart (`creatissue`, `delete_fil`).
+
+Only tools sharing a related word, or of a similar length for the whole-name check, are scored, so a
+miss costs about a millisecond on a catalogue of hundreds of tools.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from mcpmanager.core.resolve.actions import is_verb
+from mcpmanager.core.search.stemmer import stem
+from mcpmanager.core.search.synonyms import BUILTIN_GROUPS
+
+SAME_STEM = 0.95
+ABBREVIATION = 0.85
+TYPO = 0.8
+TYPO_FAR = 0.6  # two edits, in words of 8 letters or more
+VERB_SYNONYM = 0.8
+NOUN_SYNONYM = 0.5
+WHOLE_TYPO = (1.0, 0.9, 0.8)  # a whole name 0, 1 or 2 edits away
+# Fillers: present or absent, they do not change which tool is meant.
+_FILLERS = frozenset({"a", "an", "the", "my", "of", "for", "in", "on", "at", "by", "with", "all", "this"})
+FILLER_WEIGHT = 0.2
+
+
+def _synonym_sets() -> dict[str, frozenset[str]]:
+    sets: dict[str, set[str]] = {}
+    for group in BUILTIN_GROUPS:
+        singles = {stem(member) for member in group if " " not in member and "-" not in member}
+        for member in singles:
+            sets.setdefault(member, set()).update(singles - {member})
+    return {word: frozenset(others) for word, others in sets.items()}
+
+
+_SYNONYMS = _synonym_sets()
+
+
+def distance(a: str, b: str, limit: int) -> int:
+    """Optimal string alignment distance (a transposition is one edit); `limit + 1` once past it."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        if min(current) > limit:
+            return limit + 1
+        previous2, previous = previous, current
+    return previous[-1]
+
+
+def _typo_limit(length: int) -> int:
+    return 0 if length < 4 else 1 if length < 8 else 2
+
+
+@lru_cache(maxsize=65536)
+def word_similarity(a: str, b: str) -> float:
+    """How surely word `a` (called) means word `b` (the tool's): 1 the same … 0 unrelated."""
+    if a == b:
+        return 1.0
+    if a.isdigit() or b.isdigit():
+        return 0.0
+    sa, sb = stem(a), stem(b)
+    if sa == sb:
+        return SAME_STEM
+    if sb in _SYNONYMS.get(sa, ()):
+        return VERB_SYNONYM if is_verb(a) and is_verb(b) else NOUN_SYNONYM
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    if len(short) >= 4 and long.startswith(short) and len(short) >= 0.4 * len(long):
+        return ABBREVIATION
+    limit = _typo_limit(min(len(a), len(b)))
+    # Each edit changes at most two letters of the letter sets: a cheap test before the distance.
+    edits = distance(a, b, limit) if limit and len(set(a) ^ set(b)) <= 2 * limit else limit + 1
+    if edits > limit:
+        return 0.0
+    return TYPO if edits == 1 else TYPO_FAR
+
+
+@dataclass(frozen=True)
+class NameShape:
+    """One tool's name as the scorer sees it."""
+
+    key: str
+    parts: tuple[str, ...]  # words of the name
+    server_parts: tuple[str, ...]  # words of its server's name (free to match, never required)
+    folded: str
+
+    @property
+    def letters(self) -> frozenset[str]:
+        return _letters(self.folded)
+
+
+@lru_cache(maxsize=65536)
+def _letters(text: str) -> frozenset[str]:
+    return frozenset(text)
+
+
+class Vocabulary:
+    """The words of every tool's name and server, with their rarity (an idf over tool names)."""
+
+    def __init__(self, shapes: Iterable[NameShape]) -> None:
+        self.shapes = {shape.key: shape for shape in shapes}
+        self._tools_of: dict[str, set[str]] = defaultdict(set)  # word → tool keys
+        self._by_length: dict[int, list[str]] = defaultdict(list)
+        self._by_stem: dict[str, list[str]] = defaultdict(list)
+        self._folded_by_length: dict[int, list[NameShape]] = defaultdict(list)
+        counts: dict[str, int] = defaultdict(int)
+        for shape in self.shapes.values():
+            for word in (*shape.parts, *shape.server_parts):
+                self._tools_of[word].add(shape.key)
+            for stemmed in {stem(w) for w in shape.parts}:
+                counts[stemmed] += 1
+            self._folded_by_length[len(shape.folded)].append(shape)
+        for word in self._tools_of:
+            self._by_length[len(word)].append(word)
+            self._by_stem[stem(word)].append(word)
+        self._counts = dict(counts)
+        self._total = max(len(self.shapes), 1)
+        self._related: dict[str, dict[str, float]] = {}
+
+    def weight(self, word: str) -> float:
+        if word in _FILLERS:
+            return FILLER_WEIGHT
+        return math.log(1.0 + self._total / (1.0 + self._counts.get(stem(word), 0)))
+
+    def related(self, word: str) -> dict[str, float]:
+        """Every known word `word` may stand for, with how surely."""
+        found = self._related.get(word)
+        if found is None:
+            stemmed = stem(word)
+            near = [w for s in (stemmed, *_SYNONYMS.get(stemmed, ())) for w in self._by_stem.get(s, ())]
+            # Abbreviations (the short one at least 0.4 of the long) and typos (at most two edits).
+            for length in range(math.ceil(len(word) * 0.4), max(len(word) + 2, int(len(word) * 2.5)) + 1):
+                near.extend(self._by_length.get(length, ()))
+            found = {}
+            for known in near:
+                if (similarity := word_similarity(word, known)) > 0:
+                    found[known] = similarity
+            if len(self._related) > 4096:
+                self._related.clear()
+            self._related[word] = found
+        return found
+
+    def candidates(self, called: Sequence[str], folded: str) -> set[str]:
+        """Keys of the tools worth scoring: sharing a related word, or a similar whole length."""
+        keys: set[str] = set()
+        for word in called:
+            for known in self.related(word):
+                keys.update(self._tools_of[known])
+        limit = _typo_limit(len(folded))
+        letters = set(folded)
+        for length in range(len(folded) - limit, len(folded) + limit + 1):
+            for shape in self._folded_by_length.get(length, ()):
+                if len(letters ^ shape.letters) <= 2 * limit:
+                    keys.add(shape.key)
+        return keys
+
+    def score(self, called: Sequence[str], folded: str, shape: NameShape) -> Match:
+        return max(self._word_score(called, shape), _whole_score(folded, shape), key=lambda m: m.score)
+
+    def _word_score(self, called: Sequence[str], shape: NameShape) -> Match:
+        """Weighted Jaccard of the called words against the tool's words (server words optional)."""
+        pairs: list[tuple[float, int, int]] = []
+        targets = (*shape.parts, *shape.server_parts)
+        for i, word in enumerate(called):
+            related = self.related(word)
+            for j, target in enumerate(targets):
+                if (similarity := related.get(target, 0.0)) > 0:
+                    pairs.append((similarity, i, j))
+        pairs.sort(reverse=True)
+        used_called: set[int] = set()
+        used_target: set[int] = set()
+        matched = steps = 0.0
+        for similarity, i, j in pairs:
+            if i not in used_called and j not in used_target:
+                used_called.add(i)
+                used_target.add(j)
+                matched += similarity * self.weight(called[i])
+                steps += 0.0 if similarity >= SAME_STEM else 0.5 if similarity == ABBREVIATION else 1.0
+        unmatched = [w for i, w in enumerate(called) if i not in used_called]
+        missing = [w for j, w in enumerate(shape.parts) if j not in used_target]
+        steps += sum(1 for w in (*unmatched, *missing) if w not in _FILLERS)
+        total = sum(self.weight(w) for w in called) + sum(self.weight(w) for w in missing)
+        return Match(matched / total if total else 0.0, steps)
+
+
+@dataclass(frozen=True)
+class Match:
+    score: float  # 0 … 1
+    steps: float  # how many changes (a typo, a synonym, a word more or less) part the two names
+
+
+def _whole_score(folded: str, shape: NameShape) -> Match:
+    limit = _typo_limit(len(shape.folded))
+    if not limit or abs(len(folded) - len(shape.folded)) > limit or len(_letters(folded) ^ shape.letters) > 2 * limit:
+        return Match(0.0, math.inf)
+    edits = distance(folded, shape.folded, limit)
+    return Match(WHOLE_TYPO[edits], 1.0) if edits <= limit else Match(0.0, math.inf)

@@ -1,0 +1,66 @@
+"""Identifiers → words, and the keys under which spelling variants of one name meet.
+
+`create_issue`, `createIssue`, `Create-Issue`, `CREATE.ISSUE` and `createissue` are one name written
+five ways: their `fold` is the same. `create_issues` and `creating_issue` share the `stems` key; and
+`issue_create` the `bag` key (the stems in sorted order) — unless the name has a direction word
+(`html_to_markdown` is not `markdown_to_html`).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from mcpmanager.core.search.stemmer import stem
+
+_ACRONYM_PLURAL = re.compile(r"([A-Z]{2,})s(?![a-z])")  # `PRs`, `URLs`: one word, not `P` + `Rs`
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_WORD = re.compile(r"[^\W_]+")
+# Words that give a name a direction: swapping what stands around them changes the meaning.
+DIRECTION_WORDS = frozenset({"to", "from", "into", "2", "as", "vs", "versus", "onto", "than"})
+# Words that say nothing about which server or tool is meant when they prefix a name.
+NOISE_WORDS = frozenset({"mcp", "server", "tool", "tools", "functions", "function", "default", "api"})
+
+
+@lru_cache(maxsize=8192)
+def words(name: str) -> tuple[str, ...]:
+    """The lowercase words of an identifier: split on separators and camelCase; accents dropped."""
+    if not name.isascii():
+        decomposed = unicodedata.normalize("NFKD", name)
+        name = "".join(c for c in decomposed if not unicodedata.combining(c))
+    name = _ACRONYM_PLURAL.sub(lambda m: m.group(1).capitalize() + "s", name)
+    return tuple(w.lower() for w in _WORD.findall(_CAMEL.sub(" ", name)))
+
+
+def fold(name: str) -> str:
+    """Case, separators and camelCase gone: `Create-Issue` → `createissue`."""
+    return "".join(words(name))
+
+
+def stems(parts: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(stem(w) for w in parts)
+
+
+def stems_key(parts: tuple[str, ...]) -> str:
+    """Plural, singular and inflections meet: `search_papers` ~ `search_paper`."""
+    return " ".join(stems(parts))
+
+
+def bag_key(parts: tuple[str, ...]) -> str | None:
+    """Word order ignored (`issue_create` ~ `create_issue`); None for names with a direction."""
+    if len(parts) < 2 or DIRECTION_WORDS.intersection(parts):
+        return None
+    return " ".join(sorted(stems(parts)))
+
+
+def server_forms(server: str) -> set[str]:
+    """The folded ways a model may write a server's name as a prefix: `desktop-commander` →
+    `desktopcommander`; `mcp-server-chart` → `mcpserverchart` and `chart`."""
+    parts = words(server)
+    forms = {"".join(parts)}
+    meaningful = tuple(w for w in parts if w not in NOISE_WORDS)
+    if meaningful:
+        forms.add("".join(meaningful))
+    forms.discard("")
+    return forms
