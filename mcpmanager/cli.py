@@ -14,6 +14,7 @@ from typing import Any
 import anyio
 
 from mcpmanager import __version__
+from mcpmanager.commands import resolve as resolve_command
 from mcpmanager.commands import search as search_command
 from mcpmanager.core.config import Config, ConfigError, load_config
 from mcpmanager.core.paths import Paths
@@ -42,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--demo", action="store_true", help="serve the bundled demo servers")
 
     search_command.add_parser(commands)
+    resolve_command.add_parser(commands)
 
     status = commands.add_parser("status", help="the running engines and their servers")
     status.add_argument("--config", type=Path, help=argparse.SUPPRESS)
@@ -64,6 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _status(args)
         if args.command == "search":
             return search_command.run(args)
+        if args.command == "resolve":
+            return resolve_command.run(args)
         if args.command is None:
             return _default(args)
     except UsageError as exc:

@@ -17,17 +17,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from mcpmanager.core.catalogue import Catalogue
-from mcpmanager.core.config import Config, ConfigError, load_config
-from mcpmanager.core.naming import assign_exposed_names
-from mcpmanager.core.paths import Paths
+from mcpmanager.commands.catalogue_input import BadInput, command_catalogue, load_settings
+from mcpmanager.core.config import ConfigError
 from mcpmanager.core.search.index import SearchDoc, SearchIndex
 
 DEFAULT_LIMIT = 10
-
-
-class BadInput(Exception):
-    """Exit status 2 with this one-line reason."""
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -46,9 +40,10 @@ def run(args: argparse.Namespace) -> int:
         if (args.query is None) == (args.queries is None):
             raise BadInput("give either a QUERY or --queries FILE, not both or neither")
         limit = _limit(args.limit)
-        config = _config(args.config)
+        config = load_settings(args.config)
         queries = _read_queries(args.queries) if args.queries is not None else None
-        docs = _catalogue_docs(args.catalogue, config) if args.catalogue else _cached_docs(args, config)
+        catalogue = command_catalogue(args.catalogue, args.config, config)
+        docs = [SearchDoc.from_tool(t.server, t.name, t.exposed, t.spec) for t in catalogue.tools()]
     except (BadInput, ConfigError) as exc:
         print(f"mcpmanager: {exc}", file=sys.stderr)
         return 2
@@ -76,52 +71,6 @@ def _limit(value: object) -> int:
     if limit < 1:
         raise BadInput(f"--limit must be at least 1, got {limit}")
     return limit
-
-
-def _config(path: Path | None) -> Config:
-    if path is not None and not path.exists():
-        raise BadInput(f"config file not found: {path}")
-    return load_config(Paths.resolve(config_file=path).config_file)
-
-
-def _catalogue_docs(path: Path, config: Config) -> list[SearchDoc]:
-    try:
-        tools = json.loads(path.read_text(encoding="utf-8-sig"))
-    except OSError as exc:
-        raise BadInput(f"cannot read the catalogue {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise BadInput(f"{path}: not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise BadInput(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
-    if not isinstance(tools, list):
-        raise BadInput(f"{path}: expected a JSON list of tools")
-    seen: set[tuple[str, str]] = set()
-    for number, tool in enumerate(tools):
-        where = f"{path}: tool #{number}"
-        if not isinstance(tool, dict):
-            raise BadInput(f"{where}: expected an object")
-        for field in ("server", "name"):
-            if not isinstance(tool.get(field), str) or not tool[field]:
-                raise BadInput(f"{where}: '{field}' must be a non-empty string")
-        pair = (tool["server"], tool["name"])
-        if pair in seen:
-            raise BadInput(f"{where}: tool '{pair[1]}' of server '{pair[0]}' is listed twice")
-        seen.add(pair)
-    exposed = assign_exposed_names(seen, config.proxy.max_name_length)
-    return [SearchDoc.from_tool(t["server"], t["name"], exposed[(t["server"], t["name"])], t) for t in tools]
-
-
-def _cached_docs(args: argparse.Namespace, config: Config) -> list[SearchDoc]:
-    paths = Paths.resolve(config_file=args.config)
-    cache = paths.cache_dir / "catalogue.json"
-    catalogue = Catalogue(cache, config.proxy.max_name_length)
-    catalogue.configure([server.name for server in config.enabled_servers()], config.tools)
-    tools = catalogue.tools()
-    if not tools:
-        raise BadInput(
-            f"no cached tools of enabled servers in {cache}: start mcpmanager once, or pass --catalogue FILE"
-        )
-    return [SearchDoc.from_tool(t.server, t.name, t.exposed, t.spec) for t in tools]
 
 
 def _read_queries(path: Path) -> list[tuple[Any, str]]:

@@ -91,6 +91,11 @@ class Catalogue:
         self._settings = dict(settings)
         self._rebuild()
 
+    def load(self, tools: Mapping[str, list[ToolDict]]) -> None:
+        """Every server's tools at once, from elsewhere than the servers (a dump, for the CLI)."""
+        self._server_tools.update({server: list(listed) for server, listed in tools.items()})
+        self._rebuild()
+
     def set_tools(self, server: str, tools: list[ToolDict]) -> None:
         self._server_tools[server] = tools
         self._from_cache.discard(server)

@@ -28,8 +28,6 @@ from mcpmanager.core.activity import Activity, Outcome
 from mcpmanager.core.catalogue import Catalogue, CatalogueTool
 from mcpmanager.core.discovery import Discovery
 from mcpmanager.core.downstream import Downstream, ProgressCallback, error_result
-from mcpmanager.core.resolve.arguments import refusal_text
-from mcpmanager.core.resolve.messages import miss_text
 from mcpmanager.core.resolve.resolver import Resolver
 from mcpmanager.core.resolve.words import fold
 from mcpmanager.core.search.index import SearchIndex
@@ -169,26 +167,19 @@ class Proxy:
 
         # Any catalogue tool is callable by name, also in discovery mode where it is not listed:
         # a model that found a tool and calls it directly should not be refused.
-        tool, how = self.catalogue.get(called), "exact"
-        if tool is None:
-            resolution = self.resolver.resolve(called)
-            if resolution.tool is None and await self._wait_for_starting():
-                resolution = self.resolver.resolve(called)  # its server may have just come up
-            if resolution.tool is None:
-                failure = error_result(miss_text(resolution))
-                finish("unknown", failure)
-                return failure
-            tool, how = resolution.tool, resolution.how or "exact"
-        checked = self.resolver.check_arguments(tool, arguments)
-        renames = tuple((r.passed, r.declared) for r in checked.renames)
-        record = self.activity.update(
-            record, server=tool.server, tool=tool.name, exposed=tool.exposed, how=how, renames=renames
-        )
-        if checked.arguments is None:
-            failure = error_result(refusal_text(tool.exposed, tool.spec, checked, via == "call_tool"))
-            finish("refused", failure)
+        plan = self.resolver.plan(called, arguments, via == "call_tool")
+        if plan.tool is None and await self._wait_for_starting():
+            plan = self.resolver.plan(called, arguments, via == "call_tool")  # its server may have just come up
+        tool, checked, how = plan.tool, plan.checked, plan.resolution.how
+        if tool is not None and checked is not None:
+            renames = tuple((r.passed, r.declared) for r in checked.renames)
+            where = {"server": tool.server, "tool": tool.name, "exposed": tool.exposed}
+            self.activity.update(record, **where, how=how, renames=renames)
+        if plan.error is not None or tool is None:
+            failure = error_result(plan.error or f"Unknown tool '{called}'.")
+            finish("unknown" if tool is None else "refused", failure)
             return failure
-        if checked.renames:
+        if checked is not None and checked.renames:
             arguments = checked.arguments
         result = await self._forward(ctx, params, tool, called, arguments)
         finish("error" if isinstance(result, types.CallToolResult) and result.is_error else "ok", result)

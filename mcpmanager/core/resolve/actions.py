@@ -50,6 +50,23 @@ _OTHER_VERBS = _set(
 )
 
 
+# Verbs that name the same operation in tool names (a model swaps one for another). Not transitive
+# across groups; `get` (one thing) and `list` (many) stay apart.
+VERB_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("get", "fetch", "retrieve", "read", "obtain", "load"),
+    ("list", "enumerate", "ls"),
+    ("search", "find", "query", "lookup"),
+    ("create", "add", "new", "make", "insert"),
+    ("update", "edit", "modify", "change", "set", "patch"),
+    ("delete", "remove", "rm", "del", "erase", "destroy"),
+    ("write", "save", "store"),
+    ("run", "execute", "exec", "invoke"),
+    ("start", "launch"),
+    ("stop", "terminate", "kill", "halt"),
+    ("show", "display", "view"),
+)
+
+
 def is_verb(word: str) -> bool:
     return word in _CLASS_OF or word in _OTHER_VERBS
 

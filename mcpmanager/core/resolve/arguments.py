@@ -79,7 +79,7 @@ class ArgumentChecker:
         renames: list[Rename] = []
         problems: list[str] = []
         for argument in unknown:
-            match = map_name(argument, free, aliases or {}, tool_words)
+            match = map_name(argument, list(properties), free, aliases or {}, tool_words)
             if match.declared is not None and match.how is not None:
                 renames.append(Rename(argument, match.declared, match.how))
             elif match.options:

@@ -27,15 +27,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mcpmanager.core.catalogue import CatalogueTool
-from mcpmanager.core.resolve.actions import Action, action_of, is_destructive
-from mcpmanager.core.resolve.similarity import Match, NameShape, Vocabulary
-from mcpmanager.core.resolve.words import NOISE_WORDS, bag_key, fold, server_forms, stems_key, words
+from mcpmanager.core.resolve.actions import Action, action_of, is_destructive, is_verb
+from mcpmanager.core.resolve.similarity import TYPO, Match, NameShape, Vocabulary, word_similarity
+from mcpmanager.core.resolve.words import NOISE_WORDS, bag_key, fold, number_key, server_forms, words
 
 # Fuzzy: the best must score this much, this much more than the runner-up, and be at most
 # MAX_STEPS changes (a typo, a synonym, a word more or less) away from the called name.
 THRESHOLD = 0.6
 MARGIN = 0.08
 MAX_STEPS = 1.0
+TIE_FLOOR = 0.45  # near-equal best matches this good are named as the ambiguity they are
 SUGGESTIONS = 5
 _SEPARATORS = re.compile(r"__|[:/.]|_|-")
 _RRF = 3  # rank fusion constant: small, so the first places of each list dominate
@@ -85,8 +86,9 @@ class NameResolver:
         for tool in self.tools:
             parts = words(tool.name)
             self._parts[tool.key] = parts
-            shapes.append(NameShape(tool.key, parts, words(tool.server), "".join(parts)))
-            for variant in {parts, self._strip_own_server(tool.server, parts)}:
+            stripped = self._strip_own_server(tool.server, parts)
+            shapes.append(NameShape(tool.key, parts, len(parts) - len(stripped) if stripped else 0, "".join(parts)))
+            for variant in {parts, stripped}:
                 if variant:
                     self._index(tool, variant)
         self._vocabulary = Vocabulary(shapes)
@@ -145,12 +147,15 @@ class NameResolver:
     def _forms(self, called: str) -> list[_Form]:
         """The called words, and each way of reading a prefix of them as a server's name."""
         parts = words(called)
-        while len(parts) > 1 and parts[0] in NOISE_WORDS and "".join(parts[:1]) not in self._server_forms:
+        readings = [parts]
+        while len(parts) > 1 and parts[0] in NOISE_WORDS and parts[0] not in self._server_forms:
             parts = parts[1:]  # `mcp__github__…`, `functions.…`, `default_api:…`
-        forms = [_Form(parts, None)]
-        for cut in range(1, len(parts)):
-            for server in sorted(self._server_forms.get("".join(parts[:cut]), ())):
-                forms.append(_Form(parts[cut:], server))
+            readings.append(parts)
+        forms = [_Form(reading, None) for reading in readings]
+        for reading in readings:
+            for cut in range(1, len(reading)):
+                for server in sorted(self._server_forms.get("".join(reading[:cut]), ())):
+                    forms.append(_Form(reading[cut:], server))
         return forms
 
     def _normalized(self, forms: list[_Form]) -> list[CatalogueTool]:
@@ -170,18 +175,19 @@ class NameResolver:
         return []
 
     def _fuzzy(self, called: str, forms: list[_Form]) -> Resolution:
-        scored = self._ranked(forms[0].parts)
+        scored = self._ranked(forms)
         if not scored:
             return self._miss(called)
-        best_match, best = scored[0]
+        best_match, best, best_words = scored[0]
         best_score = best_match.score
         runner_up = scored[1][0].score if len(scored) > 1 else 0.0
+        if best_score - runner_up < MARGIN and best_score >= TIE_FLOOR:
+            # Two or three names answer the call about equally: say which, rather than guess.
+            tied = [t for m, t, _ in scored if best_score - m.score < MARGIN]
+            return self._miss(called, ambiguous=tied if len(tied) <= 3 else (), ranked=scored)
         if best_score < THRESHOLD or best_match.steps > MAX_STEPS:
             return self._miss(called, ranked=scored)
-        if best_score - runner_up < MARGIN:
-            tied = [t for m, t in scored if best_score - m.score < MARGIN]
-            return self._miss(called, ambiguous=tied if len(tied) <= 3 else (), ranked=scored)
-        why = self._unsafe(forms[0].parts, best)
+        why = self._unsafe(best_words, best)
         if why is not None:
             return self._miss(called, ranked=scored, withheld=best, why=why)
         return Resolution(called, best, "fuzzy")
@@ -191,25 +197,35 @@ class NameResolver:
         parts = self._parts[tool.key]
         if is_destructive(parts, tool.spec):
             return "destructive"
-        theirs = action_of(w for w in called if w not in words(tool.server))
+        # A misspelt verb is still that verb (`creat_issue` says create).
+        spelled = [next((t for t in parts if is_verb(t) and word_similarity(w, t) >= TYPO), w) for w in called]
+        theirs = action_of(spelled)
         ours = action_of(parts)
         if theirs is not None and ours is not None and theirs != ours:
             return "another action"
+        if theirs is not None and theirs > Action.READ and ours is None:
+            return "another action"  # asked to change something: only a tool that says it changes it
         if theirs is None and ours is not None and ours > Action.READ:
             return "another action"  # a name that says no verb is not a licence to write
         return None
 
-    def _ranked(self, parts: tuple[str, ...]) -> list[tuple[Match, CatalogueTool]]:
-        """Tools by similarity to the called words, best first (only those sharing something)."""
-        if not parts:
-            return []
-        folded = "".join(parts)
+    def _ranked(self, forms: list[_Form]) -> list[tuple[Match, CatalogueTool, tuple[str, ...]]]:
+        """Tools by similarity to the called words, best first (only those sharing something): each
+        tool by its best reading of the call, a prefix naming its server read as the server."""
         vocabulary = self._vocabulary
-        scored = [
-            (vocabulary.score(parts, folded, vocabulary.shapes[key]), self._by_key[key])
-            for key in vocabulary.candidates(parts, folded)
-        ]
-        return sorted(scored, key=lambda pair: (-pair[0].score, pair[0].steps, pair[1].exposed))
+        best: dict[str, tuple[Match, CatalogueTool, tuple[str, ...]]] = {}
+        for form in forms:
+            if not form.parts:
+                continue
+            folded = "".join(form.parts)
+            for key in vocabulary.candidates(form.parts, folded):
+                tool = self._by_key[key]
+                if form.server is not None and tool.server != form.server:
+                    continue
+                match = vocabulary.score(form.parts, folded, vocabulary.shapes[key])
+                if key not in best or match.score > best[key][0].score:
+                    best[key] = (match, tool, form.parts)
+        return sorted(best.values(), key=lambda entry: (-entry[0].score, entry[0].steps, entry[1].exposed))
 
     # Suggestions ----------------------------------------------------------------------------------
 
@@ -218,14 +234,14 @@ class NameResolver:
         called: str,
         *,
         ambiguous: Sequence[CatalogueTool] = (),
-        ranked: Sequence[tuple[Match, CatalogueTool]] | None = None,
+        ranked: Sequence[tuple[Match, CatalogueTool, tuple[str, ...]]] | None = None,
         withheld: CatalogueTool | None = None,
         why: str | None = None,
     ) -> Resolution:
         if ranked is None:
-            ranked = self._ranked(self._forms(called)[0].parts)
+            ranked = self._ranked(self._forms(called))
         first = [t.exposed for t in ambiguous] + ([withheld.exposed] if withheld else [])
-        near = [t.exposed for match, t in ranked[:10] if match.score >= 0.3]
+        near = [t.exposed for match, t, _ in ranked[:10] if match.score >= 0.3]
         searched = self._search(" ".join(words(called)), 10) if self._search else []
         fused: dict[str, float] = defaultdict(float)
         for names in (near, searched):
@@ -239,7 +255,7 @@ class NameResolver:
 def _keys(parts: tuple[str, ...]) -> tuple[str | None, str | None, str | None]:
     if not parts:
         return (None, None, None)
-    return ("".join(parts), stems_key(parts), bag_key(parts))
+    return ("".join(parts), number_key(parts), bag_key(parts))
 
 
 def close_names(called: str, names: Sequence[str], limit: int = SUGGESTIONS) -> list[str]:

@@ -9,7 +9,10 @@ Tiers, most certain first; the first tier with any candidate decides, and it mus
    `create_issue`, and back);
 4. `synonym` — a common synonym (`q`, `question`, `search_term` → `query`; `file_path` → `path`;
    `dir` → `directory`; `max_results` → `limit`);
-5. `id` — an identifier for the tool's one identifier parameter (`id` → `issue_id`).
+5. `id` — an identifier for the tool's one identifier parameter (`id` → `issue_id`);
+6. `partial` — the words of one parameter's name, and of no other declared one (`repo` →
+   `repo_path`, `path` → `file_path`); not for a bare identifier (`id` → `parent_id` could widen
+   what a call touches).
 
 Only parameters declared and not passed are targets. The value is never looked at here: the repaired
 arguments are validated against the schema afterwards, so `path` renamed onto an array `paths` with
@@ -21,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from mcpmanager.core.resolve.words import fold, stems_key, words
+from mcpmanager.core.resolve.words import fold, number_key, words
 
 # Groups of argument names that mean the same in any tool. Written as words; compared folded.
 _GROUPS: tuple[tuple[str, ...], ...] = (
@@ -71,6 +74,7 @@ class ParamMatch:
 
 def map_name(
     passed: str,
+    declared: Sequence[str],
     free: Sequence[str],
     aliases: Mapping[str, str],
     tool_words: frozenset[str],
@@ -90,11 +94,16 @@ def map_name(
             return ParamMatch(found[0], how)
         if found:
             return ParamMatch(None, how, tuple(found))
+    found = [name for name in declared if _part_of(passed, name)]
+    if len(found) == 1 and found[0] in free:
+        return ParamMatch(found[0], "partial")
+    if len(found) > 1:
+        return ParamMatch(None, "partial", tuple(name for name in found if name in free))
     return ParamMatch(None, None)
 
 
 def _same_spelling(a: str, b: str) -> bool:
-    return fold(a) == fold(b) or stems_key(words(a)) == stems_key(words(b))
+    return fold(a) == fold(b) or number_key(words(a)) == number_key(words(b))
 
 
 def _same_in_context(a: str, b: str, tool_words: frozenset[str]) -> bool:
@@ -102,6 +111,15 @@ def _same_in_context(a: str, b: str, tool_words: frozenset[str]) -> bool:
     theirs = tuple(w for w in words(b) if w not in tool_words)
     left_out = ours != words(a) or theirs != words(b)
     return left_out and bool(ours) and ours == theirs
+
+
+def _part_of(a: str, b: str) -> bool:
+    """`a`'s words are a run of `b`'s words (stems compared), and not a bare identifier."""
+    ours, theirs = words(a), words(b)
+    if not ours or len(ours) >= len(theirs) or set(ours) <= _ID_WORDS:
+        return False
+    ours_s, theirs_s = number_key(ours).split(), number_key(theirs).split()  # number-blind
+    return any(theirs_s[i : i + len(ours_s)] == ours_s for i in range(len(theirs_s) - len(ours_s) + 1))
 
 
 def _synonyms(a: str, b: str) -> bool:

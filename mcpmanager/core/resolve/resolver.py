@@ -1,17 +1,40 @@
 """Name resolution and argument checks against the live catalogue, as the proxy and the CLI use them.
 
+`plan` decides everything about a call before anything is sent: the tool it resolves to and how,
+the arguments to forward (repaired) or the isError text a model reads instead. The proxy and
+`mcpmanager resolve` both go through it, so the command shows exactly what serving would do.
+
 The name index is rebuilt lazily when the catalogue changes (a server's tools, enabled tools,
-aliases); compiled argument validators are kept per tool across changes while its schema stays.
+aliases); an exposed name is looked up without it. Compiled argument validators are kept per tool
+while its schema stays the same.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from mcpmanager.core.catalogue import Catalogue, CatalogueTool
-from mcpmanager.core.resolve.arguments import ArgumentChecker, CheckedArguments
+from mcpmanager.core.resolve.arguments import ArgumentChecker, CheckedArguments, refusal_text
+from mcpmanager.core.resolve.messages import miss_text
 from mcpmanager.core.resolve.names import NameResolver, Resolution, Search
+
+
+@dataclass(frozen=True)
+class CallPlan:
+    resolution: Resolution
+    checked: CheckedArguments | None  # None when the name did not resolve
+    error: str | None  # the isError text instead of a call; None when the call goes ahead
+
+    @property
+    def tool(self) -> CatalogueTool | None:
+        return self.resolution.tool
+
+    @property
+    def arguments(self) -> dict[str, Any] | None:
+        """What to forward (None when refused, or when nothing resolved)."""
+        return self.checked.arguments if self.checked is not None else None
 
 
 class Resolver:
@@ -28,7 +51,25 @@ class Resolver:
         return self._names[1]
 
     def resolve(self, called: str) -> Resolution:
+        tool = self.catalogue.get(called)
+        if tool is not None:  # the common case: no index needed
+            return Resolution(called, tool, "exact")
         return self.names().resolve(called)
 
     def check_arguments(self, tool: CatalogueTool, arguments: Mapping[str, Any] | None) -> CheckedArguments:
         return self._arguments.check(tool.key, tool.name, tool.spec, arguments, tool.params)
+
+    def plan(
+        self, called: str, arguments: Mapping[str, Any] | None, via_call_tool: bool = True, *, check: bool = True
+    ) -> CallPlan:
+        """The whole decision; `check=False` stops after the name (arguments are then not looked at)."""
+        resolution = self.resolve(called)
+        tool = resolution.tool
+        if tool is None:
+            return CallPlan(resolution, None, miss_text(resolution))
+        if not check:
+            return CallPlan(resolution, None, None)
+        checked = self.check_arguments(tool, arguments)
+        if checked.refused:
+            return CallPlan(resolution, checked, refusal_text(tool.exposed, tool.spec, checked, via_call_tool))
+        return CallPlan(resolution, checked, None)

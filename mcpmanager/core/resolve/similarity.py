@@ -22,7 +22,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from mcpmanager.core.resolve.actions import is_verb
+from mcpmanager.core.resolve.actions import VERB_GROUPS, is_verb
+from mcpmanager.core.resolve.words import DIRECTION_WORDS
 from mcpmanager.core.search.stemmer import stem
 from mcpmanager.core.search.synonyms import BUILTIN_GROUPS
 
@@ -32,15 +33,19 @@ TYPO = 0.8
 TYPO_FAR = 0.6  # two edits, in words of 8 letters or more
 VERB_SYNONYM = 0.8
 NOUN_SYNONYM = 0.5
-WHOLE_TYPO = (1.0, 0.9, 0.8)  # a whole name 0, 1 or 2 edits away
+WHOLE_TYPO = 0.9  # a whole name one edit away (`creatissue`)
 # Fillers: present or absent, they do not change which tool is meant.
 _FILLERS = frozenset({"a", "an", "the", "my", "of", "for", "in", "on", "at", "by", "with", "all", "this"})
 FILLER_WEIGHT = 0.2
 
 
 def _synonym_sets() -> dict[str, frozenset[str]]:
+    """Nouns from the search vocabulary; verbs from the resolver's own groups, which keep apart what
+    names keep apart (`get` one thing, `list` many; the search's groups join them)."""
     sets: dict[str, set[str]] = {}
-    for group in BUILTIN_GROUPS:
+    verbs = {stem(v) for group in VERB_GROUPS for v in group}
+    noun_groups = [[m for m in g if stem(m) not in verbs] for g in BUILTIN_GROUPS]
+    for group in [*noun_groups, *VERB_GROUPS]:
         singles = {stem(member) for member in group if " " not in member and "-" not in member}
         for member in singles:
             sets.setdefault(member, set()).update(singles - {member})
@@ -69,7 +74,8 @@ def distance(a: str, b: str, limit: int) -> int:
 
 
 def _typo_limit(length: int) -> int:
-    return 0 if length < 4 else 1 if length < 8 else 2
+    """Edits a word of this length may be away and still be a typo of it (`isue`, `stauts`)."""
+    return 0 if length < 5 else 1 if length < 10 else 2
 
 
 @lru_cache(maxsize=65536)
@@ -87,7 +93,7 @@ def word_similarity(a: str, b: str) -> float:
     short, long = (a, b) if len(a) < len(b) else (b, a)
     if len(short) >= 4 and long.startswith(short) and len(short) >= 0.4 * len(long):
         return ABBREVIATION
-    limit = _typo_limit(min(len(a), len(b)))
+    limit = _typo_limit(max(len(a), len(b))) if min(len(a), len(b)) >= 4 else 0
     # Each edit changes at most two letters of the letter sets: a cheap test before the distance.
     edits = distance(a, b, limit) if limit and len(set(a) ^ set(b)) <= 2 * limit else limit + 1
     if edits > limit:
@@ -101,7 +107,7 @@ class NameShape:
 
     key: str
     parts: tuple[str, ...]  # words of the name
-    server_parts: tuple[str, ...]  # words of its server's name (free to match, never required)
+    optional: int  # how many leading words repeat the server's name (`playwright_navigate`: 1)
     folded: str
 
     @property
@@ -125,7 +131,7 @@ class Vocabulary:
         self._folded_by_length: dict[int, list[NameShape]] = defaultdict(list)
         counts: dict[str, int] = defaultdict(int)
         for shape in self.shapes.values():
-            for word in (*shape.parts, *shape.server_parts):
+            for word in shape.parts:
                 self._tools_of[word].add(shape.key)
             for stemmed in {stem(w) for w in shape.parts}:
                 counts[stemmed] += 1
@@ -166,38 +172,43 @@ class Vocabulary:
         for word in called:
             for known in self.related(word):
                 keys.update(self._tools_of[known])
-        limit = _typo_limit(len(folded))
         letters = set(folded)
-        for length in range(len(folded) - limit, len(folded) + limit + 1):
+        for length in range(len(folded) - 1, len(folded) + 2):
             for shape in self._folded_by_length.get(length, ()):
-                if len(letters ^ shape.letters) <= 2 * limit:
+                if len(letters ^ shape.letters) <= 2:
                     keys.add(shape.key)
         return keys
 
     def score(self, called: Sequence[str], folded: str, shape: NameShape) -> Match:
-        return max(self._word_score(called, shape), _whole_score(folded, shape), key=lambda m: m.score)
+        whole = _whole_score(folded, shape) if len(called) != len(shape.parts) else Match(0.0, math.inf)
+        return max(self._word_score(called, shape), whole, key=lambda m: m.score)
 
     def _word_score(self, called: Sequence[str], shape: NameShape) -> Match:
-        """Weighted Jaccard of the called words against the tool's words (server words optional)."""
+        """Weighted Jaccard of the called words against the tool's words (its server prefix optional)."""
         pairs: list[tuple[float, int, int]] = []
-        targets = (*shape.parts, *shape.server_parts)
         for i, word in enumerate(called):
             related = self.related(word)
-            for j, target in enumerate(targets):
+            for j, target in enumerate(shape.parts):
                 if (similarity := related.get(target, 0.0)) > 0:
                     pairs.append((similarity, i, j))
         pairs.sort(reverse=True)
         used_called: set[int] = set()
         used_target: set[int] = set()
         matched = steps = 0.0
+        order: list[tuple[int, int]] = []
         for similarity, i, j in pairs:
             if i not in used_called and j not in used_target:
                 used_called.add(i)
                 used_target.add(j)
+                order.append((i, j))
                 matched += similarity * self.weight(called[i])
                 steps += 0.0 if similarity >= SAME_STEM else 0.5 if similarity == ABBREVIATION else 1.0
+        if DIRECTION_WORDS.intersection(called) or DIRECTION_WORDS.intersection(shape.parts):
+            targets = [j for _, j in sorted(order)]
+            if targets != sorted(targets):  # `markdown_to_html` is not `html_to_markdown`
+                return Match(0.0, math.inf)
         unmatched = [w for i, w in enumerate(called) if i not in used_called]
-        missing = [w for j, w in enumerate(shape.parts) if j not in used_target]
+        missing = [w for j, w in enumerate(shape.parts) if j not in used_target and j >= shape.optional]
         steps += sum(1 for w in (*unmatched, *missing) if w not in _FILLERS)
         total = sum(self.weight(w) for w in called) + sum(self.weight(w) for w in missing)
         return Match(matched / total if total else 0.0, steps)
@@ -210,8 +221,8 @@ class Match:
 
 
 def _whole_score(folded: str, shape: NameShape) -> Match:
-    limit = _typo_limit(len(shape.folded))
-    if not limit or abs(len(folded) - len(shape.folded)) > limit or len(_letters(folded) ^ shape.letters) > 2 * limit:
+    """One edit in the whole folded name: a typo across words, or with the separators gone (only
+    scored when the word counts differ; otherwise the words tell more)."""
+    if len(shape.folded) < 6 or abs(len(folded) - len(shape.folded)) > 1 or len(_letters(folded) ^ shape.letters) > 2:
         return Match(0.0, math.inf)
-    edits = distance(folded, shape.folded, limit)
-    return Match(WHOLE_TYPO[edits], 1.0) if edits <= limit else Match(0.0, math.inf)
+    return Match(WHOLE_TYPO, 1.0) if distance(folded, shape.folded, 1) <= 1 else Match(0.0, math.inf)

@@ -1,9 +1,11 @@
 """Identifiers → words, and the keys under which spelling variants of one name meet.
 
 `create_issue`, `createIssue`, `Create-Issue`, `CREATE.ISSUE` and `createissue` are one name written
-five ways: their `fold` is the same. `create_issues` and `creating_issue` share the `stems` key; and
-`issue_create` the `bag` key (the stems in sorted order) — unless the name has a direction word
-(`html_to_markdown` is not `markdown_to_html`).
+five ways: their `fold` is the same. `create_issues` and `create_issue` share the `number` key (each
+word made singular); and `issue_create` the `bag` key (those words in sorted order) — unless the name
+has a direction word (`html_to_markdown` is not `markdown_to_html`). Only number is normalised here,
+not inflection: the search stemmer would also make `delete_fil` a spelling of `delete_file`, and a
+typo is for the fuzzy rules to judge.
 """
 
 from __future__ import annotations
@@ -11,8 +13,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
-
-from mcpmanager.core.search.stemmer import stem
 
 _ACRONYM_PLURAL = re.compile(r"([A-Z]{2,})s(?![a-z])")  # `PRs`, `URLs`: one word, not `P` + `Rs`
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
@@ -38,20 +38,31 @@ def fold(name: str) -> str:
     return "".join(words(name))
 
 
-def stems(parts: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(stem(w) for w in parts)
+_KEEP_S = ("ss", "us", "is", "news", "series", "species", "status", "alias", "canvas", "analysis")
 
 
-def stems_key(parts: tuple[str, ...]) -> str:
-    """Plural, singular and inflections meet: `search_papers` ~ `search_paper`."""
-    return " ".join(stems(parts))
+@lru_cache(maxsize=8192)
+def singular(word: str) -> str:
+    """English plural → singular, for the endings identifiers use (`queries`, `branches`, `files`)."""
+    if len(word) <= 3 or not word.endswith("s") or word.endswith(_KEEP_S) or word.isdigit():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "zes", "ches", "shes", "uses", "ases")):
+        return word[:-2]
+    return word[:-1]
+
+
+def number_key(parts: tuple[str, ...]) -> str:
+    """Plural and singular meet: `search_papers` ~ `search_paper`."""
+    return " ".join(singular(w) for w in parts)
 
 
 def bag_key(parts: tuple[str, ...]) -> str | None:
     """Word order ignored (`issue_create` ~ `create_issue`); None for names with a direction."""
     if len(parts) < 2 or DIRECTION_WORDS.intersection(parts):
         return None
-    return " ".join(sorted(stems(parts)))
+    return " ".join(sorted(singular(w) for w in parts))
 
 
 def server_forms(server: str) -> set[str]:

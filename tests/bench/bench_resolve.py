@@ -1,0 +1,122 @@
+"""Resolution benchmark (figures, not pass/fail): wrong tool and argument names over real catalogues.
+
+    .venv/bin/python -m tests.bench.bench_resolve [--json] [--failures] [--misses N]
+
+Prints, per catalogue and per source (generated / curated), then per style: correct
+auto-resolutions, recovered (auto, or the right tool among the first 3 suggestions), wrong
+auto-resolutions on resolvable and on must-not cases; correct argument repairs, valid calls kept,
+refusals, and unsafe forwards (an argument dropped, guessed or converted). Also the time a
+non-exact resolution takes (p50/p95).
+
+Targets (issue 4): ≥ 60 % of resolvable names auto-resolved correctly, ≥ 90 % recovered, no wrong
+auto-resolution on must-not cases and ≤ 2 % on resolvable ones; ≥ 85 % of fixable argument errors
+repaired, no unsafe forward.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from typing import Any
+
+from tests.bench.resolve_cases import all_cases
+from tests.bench.resolve_eval import Report, evaluate
+
+
+def _percent(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.1f} %"
+
+
+def _name_row(label: str, figures: dict[str, Any]) -> str:
+    return (
+        f"| {label} | {figures['resolvable']} | {_percent(figures['correct_share'])} | "
+        f"{_percent(figures['recovered_share'])} | {figures['wrong']} ({_percent(figures['wrong_share'])}) | "
+        f"{figures['must_not']} | {figures['must_not_wrong']} |"
+    )
+
+
+def _argument_row(label: str, figures: dict[str, Any]) -> str:
+    return (
+        f"| {label} | {figures['fixable']} | {_percent(figures['repaired_share'])} | "
+        f"{figures['kept']}/{figures['valid']} | {figures['refused']}/{figures['must_refuse']} | {figures['unsafe']} |"
+    )
+
+
+def summary(report: Report) -> dict[str, Any]:
+    catalogues = sorted({c for c, _, _ in report.names} | {c for c, _, _ in report.arguments})
+    sources = ("generated", "curated")
+    name_styles = sorted({s for _, _, s in report.names})
+    argument_styles = sorted({s for _, _, s in report.arguments})
+    timings = sorted(report.timings)
+    return {
+        "names": {
+            "all": report.name_total().figures(),
+            "by_catalogue": {c: report.name_total(catalogue=c).figures() for c in catalogues},
+            "by_source": {s: report.name_total(source=s).figures() for s in sources},
+            "by_catalogue_source": {
+                f"{c}/{s}": report.name_total(catalogue=c, source=s).figures() for c in catalogues for s in sources
+            },
+            "by_style": {s: report.name_total(style=s).figures() for s in name_styles},
+        },
+        "arguments": {
+            "all": report.argument_total().figures(),
+            "by_catalogue": {c: report.argument_total(catalogue=c).figures() for c in catalogues},
+            "by_source": {s: report.argument_total(source=s).figures() for s in sources},
+            "by_style": {s: report.argument_total(style=s).figures() for s in argument_styles},
+        },
+        "resolve_ms": {
+            "p50": round(1000 * statistics.median(timings), 3) if timings else None,
+            "p95": round(1000 * timings[int(0.95 * (len(timings) - 1))], 3) if timings else None,
+            "max": round(1000 * timings[-1], 3) if timings else None,
+        },
+        "failures": report.failures,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--failures", action="store_true", help="list wrong resolutions and unsafe forwards")
+    parser.add_argument("--misses", type=int, default=0, metavar="N", help="list N cases not recovered / repaired")
+    args = parser.parse_args(argv)
+    catalogues, names, arguments = all_cases()
+    report = evaluate(catalogues, names, arguments)
+    figures = summary(report)
+    if args.json:
+        print(json.dumps(figures, indent=1))
+        return 0
+    tools = {name: len(tools) for name, tools in catalogues.items()}
+    print(f"catalogues: {tools}; {len(names)} name cases, {len(arguments)} argument cases\n")
+    print(
+        "| names | resolvable | auto-resolved correctly | recovered (auto or top 3) | wrong auto | must-not "
+        "| wrong auto on must-not |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    print(_name_row("all", figures["names"]["all"]))
+    for group in ("by_catalogue_source", "by_style"):
+        for label, row in figures["names"][group].items():
+            if row["resolvable"] or row["must_not"]:
+                print(_name_row(label, row))
+    print("\n| arguments | fixable | repaired | valid kept | must-refuse refused | unsafe forwards |")
+    print("|---|---|---|---|---|---|")
+    print(_argument_row("all", figures["arguments"]["all"]))
+    for group in ("by_catalogue", "by_source", "by_style"):
+        for label, row in figures["arguments"][group].items():
+            print(_argument_row(label, row))
+    timing = figures["resolve_ms"]
+    print(f"\nnon-exact resolution: p50 {timing['p50']} ms, p95 {timing['p95']} ms, max {timing['max']} ms")
+    if args.failures:
+        print(f"\n{len(report.failures)} failures:")
+        for failure in report.failures:
+            print(" ", json.dumps(failure, ensure_ascii=False))
+    if args.misses:
+        print(f"\n{len(report.misses)} misses (first {args.misses}):")
+        for miss in report.misses[: args.misses]:
+            print(" ", json.dumps(miss, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
