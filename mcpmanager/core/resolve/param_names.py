@@ -10,9 +10,11 @@ Tiers, most certain first; the first tier with any candidate decides, and it mus
 4. `synonym` — a common synonym (`q`, `question`, `search_term` → `query`; `file_path` → `path`;
    `dir` → `directory`; `max_results` → `limit`);
 5. `id` — an identifier for the tool's one identifier parameter (`id` → `issue_id`);
-6. `partial` — the words of one parameter's name, and of no other declared one (`repo` →
-   `repo_path`, `path` → `file_path`); not for a bare identifier (`id` → `parent_id` could widen
-   what a call touches).
+6. `partial` — the words of one parameter's name, and of no other declared one, when what the
+   parameter's name adds is only a generic word (`repo` → `repo_path`, `file` → `file_path`) or the
+   tool's own (`path` → `file_path` on `read_file`). Never a qualifier: `run` is not `dry_run`,
+   `delete` not `soft_delete`, `recursive` not `non_recursive`; and never a bare identifier
+   (`id` → `parent_id` could widen what a call touches).
 
 Only parameters declared and not passed are targets. The value is never looked at here: the repaired
 arguments are validated against the schema afterwards, so `path` renamed onto an array `paths` with
@@ -63,6 +65,9 @@ _GROUPS: tuple[tuple[str, ...], ...] = (
 )
 _GROUP_OF = {fold(name): number for number, group in enumerate(_GROUPS) for name in group}
 _ID_WORDS = frozenset({"id", "ids", "identifier", "uid", "uuid"})
+# What a parameter's name may add to a passed name for `partial`: words that say what form the value
+# takes, not what the call does.
+_GENERIC_PARTS = frozenset({"path", "name", "text", "value", "string", "str", "url", "uri", "list", "key", "data"})
 
 
 @dataclass(frozen=True)
@@ -94,7 +99,7 @@ def map_name(
             return ParamMatch(found[0], how)
         if found:
             return ParamMatch(None, how, tuple(found))
-    found = [name for name in declared if _part_of(passed, name)]
+    found = [name for name in declared if _part_of(passed, name, tool_words)]
     if len(found) == 1 and found[0] in free:
         return ParamMatch(found[0], "partial")
     if len(found) > 1:
@@ -113,13 +118,16 @@ def _same_in_context(a: str, b: str, tool_words: frozenset[str]) -> bool:
     return left_out and bool(ours) and ours == theirs
 
 
-def _part_of(a: str, b: str) -> bool:
-    """`a`'s words are a run of `b`'s words (stems compared), and not a bare identifier."""
-    ours, theirs = words(a), words(b)
+def _part_of(a: str, b: str, tool_words: frozenset[str]) -> bool:
+    """`a`'s words are a run of `b`'s words (number-blind), and the rest of `b` is generic or the tool's."""
+    ours, theirs = number_key(words(a)).split(), number_key(words(b)).split()
     if not ours or len(ours) >= len(theirs) or set(ours) <= _ID_WORDS:
         return False
-    ours_s, theirs_s = number_key(ours).split(), number_key(theirs).split()  # number-blind
-    return any(theirs_s[i : i + len(ours_s)] == ours_s for i in range(len(theirs_s) - len(ours_s) + 1))
+    for start in range(len(theirs) - len(ours) + 1):
+        if theirs[start : start + len(ours)] == ours:
+            rest = theirs[:start] + theirs[start + len(ours) :]
+            return all(w in _GENERIC_PARTS or w in tool_words for w in rest)
+    return False
 
 
 def _synonyms(a: str, b: str) -> bool:
