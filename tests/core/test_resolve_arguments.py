@@ -35,9 +35,7 @@ DELETE = spec({"issue_id": {"type": "integer"}, "parent_id": {"type": "integer"}
 EDIT = spec({"path": STRING, "content": STRING}, "path", "content")
 
 
-def check(
-    tool: str, definition: dict[str, Any], arguments: dict[str, Any] | None, **aliases: str
-) -> CheckedArguments:
+def check(tool: str, definition: dict[str, Any], arguments: dict[str, Any] | None, **aliases: str) -> CheckedArguments:
     return ArgumentChecker().check(f"s:{tool}", tool, definition, arguments, aliases)
 
 
@@ -46,7 +44,7 @@ def check(
     [
         ("create_issue", ISSUE, {"Owner": "o", "repo": "r", "title": "t"}, {"owner": "o"}, "spelling"),
         ("create_issue", ISSUE, {"owner": "o", "repo": "r", "title": "t", "perPage": 5}, {"per_page": 5}, "spelling"),
-        ("create_issue", ISSUE, {"owner": "o", "repo": "r", "title": "t", "label": ["x"]}, {"labels": ["x"]}, "spelling"),
+        ("create_issue", ISSUE, {"owner": "o", "repo": "r", "title": "t", "label": []}, {"labels": []}, "spelling"),
         ("create_issue", ISSUE, {"owner": "o", "repo": "r", "issue_title": "t"}, {"title": "t"}, "context"),
         ("create_issue", ISSUE, {"owner": "o", "repository": "r", "title": "t"}, {"repo": "r"}, "synonym"),
         ("search", SEARCH, {"q": "mcp"}, {"query": "mcp"}, "synonym"),

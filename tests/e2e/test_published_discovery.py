@@ -170,11 +170,16 @@ async def test_discovery_mode_over_the_published_servers(
         echo = await ok(client, "call_tool", {"toolName": "everything/echo", "args": {"message": f"hi {era}"}})
         assert text_of(echo) == f"Echo: hi {era}"
 
-        # 4. Unknown names: an error naming discover_tools, with the close candidates.
-        typo = await meta_call(client, "call_tool", {"tool_name": "get_curent_time", "arguments": {"timezone": "UTC"}})
-        assert typo.is_error, text_of(typo)
-        assert "discover_tools" in text_of(typo) and "get_current_time" in text_of(typo), text_of(typo)
-        print(f"[{era}] get_curent_time -> {text_of(typo)}")
+        # 4. A clear misspelling is resolved; an unknown name gets an error naming discover_tools, and a
+        # name two servers share gets both candidates.
+        typo = structured(
+            await ok(client, "call_tool", {"tool_name": "get_curent_time", "arguments": {"timezone": "UTC"}})
+        )
+        assert typo["timezone"] == "UTC", typo
+        unknown = await meta_call(client, "call_tool", {"tool_name": "send_email", "arguments": {}})
+        assert unknown.is_error and text_of(unknown).startswith("Unknown tool 'send_email'."), text_of(unknown)
+        assert 'discover_tools("send email")' in text_of(unknown), text_of(unknown)
+        print(f"[{era}] send_email -> {text_of(unknown)}")
         short = await meta_call(client, "call_tool", {"tool_name": "read_fil", "arguments": path})
         assert short.is_error, text_of(short)
         text = text_of(short)

@@ -1,0 +1,189 @@
+"""Name resolution and argument repair through `mcpmanager serve --stdio`, as a client meets them: by
+call_tool in discovery mode, and by calling tools directly in both modes. The fixture server logs
+every call it receives (`--log-calls`), so each test also proves what was NOT sent."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from mcp import Client
+
+from mcpmanager.core.config import parse_config
+from mcpmanager.core.engine import Engine
+from mcpmanager.core.paths import Paths
+from mcpmanager.core.states import State
+from tests.e2e.support import FAST, fixture, serve_client, text_of, wait_for, write_config
+
+STRING = {"type": "string"}
+NUMBER = {"type": "integer"}
+
+
+def schema(properties: dict[str, Any], *required: str) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(required)}
+
+
+REPO = {"owner": STRING, "repo": STRING}
+TOOLS = [
+    {
+        "name": "create_issue",
+        "description": "Create a new issue in a repository.",
+        "inputSchema": schema({**REPO, "title": STRING, "body": STRING}, "owner", "repo", "title"),
+    },
+    {
+        "name": "get_issue",
+        "description": "Get one issue.",
+        "inputSchema": schema({**REPO, "issue_number": NUMBER}, "owner", "repo", "issue_number"),
+        "annotations": {"readOnlyHint": True},
+    },
+    {
+        "name": "delete_issue",
+        "description": "Delete an issue for good.",
+        "inputSchema": schema({**REPO, "issue_number": NUMBER}, "owner", "repo", "issue_number"),
+        "annotations": {"destructiveHint": True},
+    },
+    {
+        "name": "search_code",
+        "description": "Search code.",
+        "inputSchema": schema({"query": STRING, "limit": NUMBER}, "query"),
+    },
+    {
+        "name": "edit_file",
+        "description": "Replace a file's content.",
+        "inputSchema": schema({"path": STRING, "content": STRING}, "path", "content"),
+    },
+]
+SQLITE = [  # as mcp-server-sqlite names them
+    {"name": "read_query", "description": "Run a SELECT.", "inputSchema": schema({"query": STRING}, "query")},
+    {"name": "write_query", "description": "Run an INSERT.", "inputSchema": schema({"query": STRING}, "query")},
+]
+SETTINGS = {"gh:create_issue": {"aliases": ["open_ticket"], "params": {"project": "repo"}}}
+
+# (name as called, arguments as passed) → exactly what the server must receive.
+REPAIRED = [
+    ("createIssue", {"owner": "o", "repository": "r", "issue_title": "t"}, {"owner": "o", "repo": "r", "title": "t"}),
+    ("gh:create_isue", {"owner": "o", "repo": "r", "title": "typo"}, {"owner": "o", "repo": "r", "title": "typo"}),
+    ("open_ticket", {"owner": "o", "project": "r", "title": "alias"}, {"owner": "o", "repo": "r", "title": "alias"}),
+    ("mcp__gh__search_code", {"q": "def main", "max_results": 3}, {"query": "def main", "limit": 3}),
+    ("fetch_issue", {"owner": "o", "repo": "r", "issueNumber": 7}, {"owner": "o", "repo": "r", "issue_number": 7}),
+    ("DeleteIssue", {"owner": "o", "repo": "r", "issue_number": 1}, {"owner": "o", "repo": "r", "issue_number": 1}),
+]
+# (name as called, arguments) → the start of the error a model reads; nothing reaches the server.
+REFUSED = [
+    ("remove_issue", {"owner": "o", "repo": "r", "issue_number": 2}, "Unknown tool 'remove_issue'. The closest is"),
+    ("delete_isue", {"owner": "o", "repo": "r", "issue_number": 3}, "Unknown tool 'delete_isue'. The closest is"),
+    ("sqlite_query", {"query": "select 1"}, "Ambiguous tool name 'sqlite_query': it may be read_query [sqlite] or"),
+    ("echo", {"text": "x"}, "Ambiguous tool name 'echo': it may be gh__echo [gh] or other__echo [other] or"),
+    ("edit_file", {"path": "/a", "content": "x", "append": True}, "Not called: the arguments for 'edit_file'"),
+    ("get_issue", {"owner": "o", "repo": "r", "issue_number": "4"}, "Not called: the arguments for 'get_issue'"),
+    ("send_email", {"to": "a@b.c"}, "Unknown tool 'send_email'."),
+]
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> Path:
+    tools, sqlite = tmp_path / "tools.json", tmp_path / "sqlite.json"
+    tools.write_text(json.dumps(TOOLS))
+    sqlite.write_text(json.dumps(SQLITE))
+    servers = {
+        "gh": fixture("--name", "gh", "--tools-file", str(tools), "--log-calls"),
+        "other": fixture("--name", "other", "--log-calls"),
+        "sqlite": fixture("--name", "sqlite", "--tools-file", str(sqlite), "--log-calls"),
+    }
+    return write_config(tmp_path, servers, supervisor=FAST, tools=SETTINGS)
+
+
+def received(home: Path, server: str) -> list[tuple[str, dict[str, Any]]]:
+    log = home / "logs" / f"{server}.log"
+    calls = []
+    for stamped in log.read_text(encoding="utf-8").splitlines() if log.exists() else []:
+        line = stamped.partition(" ")[2]  # after the log's timestamp
+        if line.startswith("call "):
+            name, _, arguments = line[5:].partition(" ")
+            calls.append((name, json.loads(arguments)))
+    return calls
+
+
+async def call(client: Client, via: str, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    if via == "call_tool":
+        return await client.call_tool("call_tool", {"tool_name": name, "arguments": arguments})
+    return await client.call_tool(name, arguments)
+
+
+async def ready(client: Client, via: str) -> None:
+    async def answered() -> bool:
+        result = await call(client, via, "gh__echo", {"text": "up"})
+        return not result.is_error
+
+    await wait_for(answered, timeout=30)
+
+
+@pytest.mark.parametrize(
+    ("mode", "via", "era"),
+    [("discovery", "call_tool", "auto"), ("discovery", "direct", "legacy"), ("direct", "direct", "auto")],
+)
+async def test_wrong_names_and_arguments_through_serve(setup: Path, home: Path, mode: str, via: str, era: str) -> None:
+    async with serve_client(setup, home, era, mode=mode) as client:
+        await ready(client, via)
+        for name, arguments, forwarded in REPAIRED:
+            result = await call(client, via, name, arguments)
+            assert not result.is_error, f"{name}: {text_of(result)}"
+            assert json.loads(text_of(result)) == forwarded, name
+        for name, arguments, start in REFUSED:
+            result = await call(client, via, name, arguments)
+            assert result.is_error, f"{name} was not refused: {text_of(result)}"
+            assert text_of(result).startswith(start), text_of(result)
+        refusal = text_of(await call(client, via, "edit_file", {"path": "/a", "content": "x", "append": True}))
+        assert "- 'append' is not a parameter of edit_file" in refusal
+        assert "Parameters: path (string, required), content (string, required)" in refusal
+        template = '{"tool_name": "edit_file", "arguments": {"path": "<path>", "content": "<content>"}}'
+        assert refusal.endswith(template if via == "call_tool" else '{"path": "<path>", "content": "<content>"}')
+        assert "'issue_number': '4' is not of type 'integer'" in text_of(
+            await call(client, via, "get_issue", {"owner": "o", "repo": "r", "issue_number": "4"})
+        )
+    # Exactly the repaired calls reached the server, nothing refused did.
+    assert [c for c in received(home, "gh") if c[0] != "echo"] == [
+        ("create_issue", REPAIRED[0][2]),
+        ("create_issue", REPAIRED[1][2]),
+        ("create_issue", REPAIRED[2][2]),
+        ("search_code", REPAIRED[3][2]),
+        ("get_issue", REPAIRED[4][2]),
+        ("delete_issue", REPAIRED[5][2]),
+    ]
+    assert received(home, "other") == [] and received(home, "sqlite") == []
+
+
+async def test_the_activity_log_records_how_each_call_was_resolved(setup: Path, home: Path) -> None:
+    """The engine in-process, a real SDK client connected in memory, real subprocess servers."""
+    paths = Paths.resolve(env={"MCPMANAGER_HOME": str(home)})
+    engine = Engine(parse_config(setup.read_text(), str(setup)), paths, "discovery")
+    await engine.start()
+    try:
+        await wait_for(lambda: all(d.status.state is State.READY for d in engine.downstreams.values()), timeout=30)
+        async with Client(engine.proxy.server) as client:
+            arguments = {"owner": "o", "repository": "r", "issue_title": "t"}
+            await client.call_tool("call_tool", {"tool_name": "createIssue", "arguments": arguments})
+            await client.call_tool("remove_issue", {"owner": "o", "repo": "r", "issue_number": 1})
+            await client.call_tool("call_tool", {"tool_name": "edit_file", "arguments": {"path": "/a"}})
+            await client.call_tool("get_issue", {"owner": "o", "repo": "r", "issue_number": 9})
+        records = engine.proxy.activity.records()
+        summary = [(r.called, r.via, r.exposed, r.how, r.renames, r.outcome) for r in records]
+        renamed = (("repository", "repo"), ("issue_title", "title"))
+        assert summary == [
+            ("createIssue", "call_tool", "create_issue", "normalized", renamed, "ok"),
+            ("remove_issue", "direct", None, None, (), "unknown"),
+            ("edit_file", "call_tool", "edit_file", "exact", (), "refused"),
+            ("get_issue", "direct", "get_issue", "exact", (), "ok"),
+        ]
+        assert records[1].detail is not None and records[1].detail.startswith("Unknown tool 'remove_issue'.")
+        assert records[2].detail == (
+            "Not called: the arguments for 'edit_file' need fixing (nothing was sent to the server)."
+        )
+        assert all(r.duration is not None and r.duration >= 0 for r in records)
+        assert records[0].resolved and not records[3].resolved
+        assert engine.proxy.activity.stats["gh:create_issue"].calls == 1
+    finally:
+        await engine.stop()
