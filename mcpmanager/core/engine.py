@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpmanager import __version__
+from mcpmanager.core.activity import CallRecord
 from mcpmanager.core.catalogue import Catalogue
 from mcpmanager.core.config import Config, ConfigError, load_config
 from mcpmanager.core.discovery import Discovery
@@ -40,7 +41,7 @@ class ConfigRejected:
     reason: str
 
 
-EngineEvent = DownstreamEvent | CatalogueChanged | ConfigRejected
+EngineEvent = DownstreamEvent | CatalogueChanged | ConfigRejected | CallRecord  # a call began or moved on
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
@@ -66,6 +67,7 @@ class Engine:
         self._advertise_pending = False
         self._started = time.time()
         self.catalogue.subscribe(self._catalogue_changed)
+        self.proxy.activity.subscribe(self._emit)
 
     def subscribe(self, listener: Callable[[EngineEvent], None]) -> Callable[[], None]:
         self._listeners.append(listener)

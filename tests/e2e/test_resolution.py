@@ -12,6 +12,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
+from mcpmanager.core.activity import CallRecord
 from mcpmanager.core.config import parse_config
 from mcpmanager.core.engine import Engine
 from mcpmanager.core.paths import Paths
@@ -160,6 +161,8 @@ async def test_the_activity_log_records_how_each_call_was_resolved(setup: Path, 
     """The engine in-process, a real SDK client connected in memory, real subprocess servers."""
     paths = Paths.resolve(env={"MCPMANAGER_HOME": str(home)})
     engine = Engine(parse_config(setup.read_text(), str(setup)), paths, "discovery")
+    calls: list[CallRecord] = []
+    engine.subscribe(lambda event: calls.append(event) if isinstance(event, CallRecord) else None)
     await engine.start()
     try:
         await wait_for(lambda: all(d.status.state is State.READY for d in engine.downstreams.values()), timeout=30)
@@ -185,5 +188,11 @@ async def test_the_activity_log_records_how_each_call_was_resolved(setup: Path, 
         assert all(r.duration is not None and r.duration >= 0 for r in records)
         assert records[0].resolved and not records[3].resolved
         assert engine.proxy.activity.stats["gh:create_issue"].calls == 1
+        # Observers (the GUI) see each call begin, resolve and end.
+        assert [(c.called, c.outcome, c.exposed) for c in calls if c.id == records[0].id] == [
+            ("createIssue", "pending", None),
+            ("createIssue", "pending", "create_issue"),
+            ("createIssue", "ok", "create_issue"),
+        ]
     finally:
         await engine.stop()
