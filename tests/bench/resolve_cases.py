@@ -260,6 +260,8 @@ def generated_name_cases(catalogue: str, tools: list[Tool]) -> list[NameCase]:
         expect: str | None = key
         label = style
         if style == "other-action":
+            if any(spelled[level].get(key or "") for level, key in enumerate(spelling_keys(variant))):
+                continue  # that tool exists: not another action at all
             expect = None
         elif style != "server-prefix":  # the prefixed forms hold the exact name: no doubt
             # The closest spelling wins; two tools equally close (or both produced it) is ambiguous.

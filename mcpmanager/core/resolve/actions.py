@@ -67,6 +67,11 @@ VERB_GROUPS: tuple[tuple[str, ...], ...] = (
 )
 
 
+# Verbs that all read, across those groups: a model that says `get_commits` for `list_commits` is
+# close, though not as close as a synonym.
+READING_VERBS = frozenset({"get", "list", "show", "view", "search", "find", "read", "fetch", "query", "retrieve"})
+
+
 def is_verb(word: str) -> bool:
     return word in _CLASS_OF or word in _OTHER_VERBS
 

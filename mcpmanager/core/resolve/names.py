@@ -180,10 +180,15 @@ class NameResolver:
             return self._miss(called)
         best_match, best, best_words = scored[0]
         best_score = best_match.score
-        runner_up = scored[1][0].score if len(scored) > 1 else 0.0
-        if best_score - runner_up < MARGIN and best_score >= TIE_FLOOR:
-            # Two or three names answer the call about equally: say which, rather than guess.
-            tied = [t for m, t, _ in scored if best_score - m.score < MARGIN]
+        # A rival: about as similar, or as good a match in structure and itself within reach.
+        rivals = [
+            t
+            for m, t, _ in scored[1:]
+            if best_score - m.score < MARGIN or (best_match.rivals(m) and m.steps <= MAX_STEPS)
+        ]
+        if rivals and best_score >= TIE_FLOOR:
+            # Other names answer the call about as well: say which, rather than guess.
+            tied = [best, *rivals]
             return self._miss(called, ambiguous=tied if len(tied) <= 3 else (), ranked=scored)
         if best_score < THRESHOLD or best_match.steps > MAX_STEPS:
             return self._miss(called, ranked=scored)
@@ -197,9 +202,11 @@ class NameResolver:
         parts = self._parts[tool.key]
         if is_destructive(parts, tool.spec):
             return "destructive"
-        # A misspelt verb is still that verb (`creat_issue` says create).
-        spelled = [next((t for t in parts if is_verb(t) and word_similarity(w, t) >= TYPO), w) for w in called]
-        theirs = action_of(spelled)
+        # The call's verbs; failing any, its first word misspelt from one of the tool's (`creat_issue`).
+        theirs = action_of(called)
+        if theirs is None and called:
+            first = called[0]
+            theirs = action_of(t for t in parts if is_verb(t) and word_similarity(first, t) >= TYPO)
         ours = action_of(parts)
         if theirs is not None and ours is not None and theirs != ours:
             return "another action"

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from mcpmanager.core.resolve.actions import VERB_GROUPS, is_verb
+from mcpmanager.core.resolve.actions import READING_VERBS, VERB_GROUPS, is_verb
 from mcpmanager.core.resolve.words import DIRECTION_WORDS
 from mcpmanager.core.search.stemmer import stem
 from mcpmanager.core.search.synonyms import BUILTIN_GROUPS
@@ -34,6 +34,9 @@ TYPO_FAR = 0.6  # two edits, in words of 8 letters or more
 VERB_SYNONYM = 0.8
 NOUN_SYNONYM = 0.5
 WHOLE_TYPO = 0.9  # a whole name one edit away (`creatissue`)
+RELATED_VERB = 0.5  # two reading verbs of different groups (`get` and `list`): related, not the same
+VERB_WEIGHT = 1.0  # what a missing verb costs (see _word_score)
+STRONG = TYPO  # a word matched at least this surely counts in a match's structure
 # Fillers: present or absent, they do not change which tool is meant.
 _FILLERS = frozenset({"a", "an", "the", "my", "of", "for", "in", "on", "at", "by", "with", "all", "this"})
 FILLER_WEIGHT = 0.2
@@ -90,6 +93,8 @@ def word_similarity(a: str, b: str) -> float:
         return SAME_STEM
     if sb in _SYNONYMS.get(sa, ()):
         return VERB_SYNONYM if is_verb(a) and is_verb(b) else NOUN_SYNONYM
+    if a in READING_VERBS and b in READING_VERBS:
+        return RELATED_VERB
     short, long = (a, b) if len(a) < len(b) else (b, a)
     if len(short) >= 4 and long.startswith(short) and len(short) >= 0.4 * len(long):
         return ABBREVIATION
@@ -195,6 +200,7 @@ class Vocabulary:
         used_called: set[int] = set()
         used_target: set[int] = set()
         matched = steps = 0.0
+        strong = 0
         order: list[tuple[int, int]] = []
         for similarity, i, j in pairs:
             if i not in used_called and j not in used_target:
@@ -203,21 +209,33 @@ class Vocabulary:
                 order.append((i, j))
                 matched += similarity * self.weight(called[i])
                 steps += 0.0 if similarity >= SAME_STEM else 0.5 if similarity == ABBREVIATION else 1.0
+                strong += similarity >= STRONG
         if DIRECTION_WORDS.intersection(called) or DIRECTION_WORDS.intersection(shape.parts):
             targets = [j for _, j in sorted(order)]
             if targets != sorted(targets):  # `markdown_to_html` is not `html_to_markdown`
                 return Match(0.0, math.inf)
-        unmatched = [w for i, w in enumerate(called) if i not in used_called]
+        unmatched = [w for i, w in enumerate(called) if i not in used_called and w not in _FILLERS]
         missing = [w for j, w in enumerate(shape.parts) if j not in used_target and j >= shape.optional]
-        steps += sum(1 for w in (*unmatched, *missing) if w not in _FILLERS)
-        total = sum(self.weight(w) for w in called) + sum(self.weight(w) for w in missing)
-        return Match(matched / total if total else 0.0, steps)
+        missing = [w for w in missing if w not in _FILLERS]
+        steps += len(unmatched) + len(missing)
+        # A verb the call lacks weighs the same whatever the verb: how common `get` or `upload` is
+        # among the catalogue's names says nothing about which one the model meant.
+        total = sum(self.weight(w) for w in called)
+        total += sum(VERB_WEIGHT if is_verb(w) else self.weight(w) for w in missing)
+        return Match(matched / total if total else 0.0, steps, (strong, len(missing)))
 
 
 @dataclass(frozen=True)
 class Match:
     score: float  # 0 … 1
     steps: float  # how many changes (a typo, a synonym, a word more or less) part the two names
+    # (called words matched surely, tool words missing): two matches of the same structure differ
+    # only by how rare their words are, which is no evidence of what the model meant.
+    structure: tuple[int, int] = (0, 0)
+
+    def rivals(self, other: Match) -> bool:
+        """Whether `other` is as plausible in structure: as many words surely matched, no more missing."""
+        return other.structure[0] >= self.structure[0] and other.structure[1] <= self.structure[1]
 
 
 def _whole_score(folded: str, shape: NameShape) -> Match:
