@@ -4,9 +4,11 @@ installed there with dummy credentials, for dumping their tool lists (scripts/du
     python3 scripts/make_catalogue_config.py DEST                 write DEST/config.json
     python3 scripts/make_catalogue_config.py --clean DEST RAW OUT  RAW dump → OUT, ready to commit
 
-Standard library only. Servers that are not installed are left out (and named on stderr). Cleaning
-sorts the tools (servers by name, tools as served), drops empty annotations and replaces the sandbox
-path (which some servers write into their descriptions) by a neutral one.
+Standard library only. Servers that are not installed are left out (and named on stderr).
+desktop-commander is started with a preload that hides the container marker /.dockerenv (see
+NO_CONTAINER_JS). Cleaning sorts the tools (servers by name, tools as served), drops empty
+annotations, replaces the sandbox path (should a server write it into a description) by a neutral
+one, and refuses to write a dump that still names this machine.
 """
 
 from __future__ import annotations
@@ -104,6 +106,17 @@ users: [{name: none, user: {token: dummy}}]
 contexts: [{name: none, context: {cluster: none, user: none}}]
 current-context: none
 """
+# desktop-commander describes the machine it runs on in its tool descriptions; where it finds
+# /.dockerenv it adds a container section naming this machine's mounts and host name. Node loads this
+# file first (`--require`) and hides that marker, so the descriptions are those of an ordinary Linux
+# machine. Nothing else is changed.
+NO_CONTAINER_JS = """// Written by scripts/make_catalogue_config.py: hide the container marker (see there).
+const fs = require("fs");
+const existsSync = fs.existsSync;
+fs.existsSync = (path) => (path === "/.dockerenv" ? false : existsSync(path));
+require("module").syncBuiltinESMExports();
+"""
+NODE_PRELOAD = {"desktop-commander": "no-container.cjs"}
 # name -> (PyPI package = venv folder = command, arguments, environment)
 PYPI: dict[str, tuple[str, list[str], dict[str, str]]] = {
     "time": ("mcp-server-time", ["--local-timezone", "UTC"], {}),
@@ -134,6 +147,7 @@ def build(dest: Path) -> tuple[dict[str, Any], list[str]]:
     sandbox = dest / "sandbox"
     (sandbox / "home").mkdir(parents=True, exist_ok=True)
     (sandbox / "kubeconfig").write_text(KUBECONFIG, encoding="utf-8")
+    (sandbox / "no-container.cjs").write_text(NO_CONTAINER_JS, encoding="utf-8")
     node = shutil.which("node") or "node"
     servers: dict[str, Any] = {}
     missing: list[str] = []
@@ -142,9 +156,10 @@ def build(dest: Path) -> tuple[dict[str, Any], list[str]]:
         if entry is None:
             missing.append(name)
             continue
+        preload = ["--require", str(sandbox / NODE_PRELOAD[name])] if name in NODE_PRELOAD else []
         servers[name] = {
             "command": node,
-            "args": [str(entry), *(fill(a, sandbox) for a in args)],
+            "args": [*preload, str(entry), *(fill(a, sandbox) for a in args)],
             "env": {k: fill(v, sandbox) for k, v in env.items()},
         }
     for name, (package, args, env) in PYPI.items():
@@ -174,8 +189,10 @@ def clean(dest: Path, raw: Path, out: Path) -> int:
         if tool.get("description") is None:
             tool["description"] = ""
     text = json.dumps(tools, indent=1, ensure_ascii=False) + "\n"
-    if str(dest.resolve()) in text or str(Path.home()) in text:
-        print("make_catalogue_config: a local path is still in the dump", file=sys.stderr)
+    local = {str(dest.resolve()), str(dest.resolve().parent.parent), str(Path.home()), "ENVIRONMENT DETECTED"}
+    found = sorted(marker for marker in local if marker in text)
+    if found:
+        print(f"make_catalogue_config: this machine is still in the dump: {', '.join(found)}", file=sys.stderr)
         return 1
     out.write_text(text, encoding="utf-8")
     counts = {name: sum(t["server"] == name for t in tools) for name in order}
