@@ -184,9 +184,9 @@ class NameResolver:
         rivals = [
             t
             for m, t, _ in scored[1:]
-            if best_score - m.score < MARGIN or (best_match.rivals(m) and m.steps <= MAX_STEPS)
+            if m.steps <= MAX_STEPS and (best_score - m.score < MARGIN or best_match.rivals(m))
         ]
-        if rivals and best_score >= TIE_FLOOR:
+        if rivals and best_score >= TIE_FLOOR and best_match.steps <= MAX_STEPS:
             # Other names answer the call about as well: say which, rather than guess.
             tied = [best, *rivals]
             return self._miss(called, ambiguous=tied if len(tied) <= 3 else (), ranked=scored)

@@ -222,20 +222,22 @@ class Vocabulary:
         # among the catalogue's names says nothing about which one the model meant.
         total = sum(self.weight(w) for w in called)
         total += sum(VERB_WEIGHT if is_verb(w) else self.weight(w) for w in missing)
-        return Match(matched / total if total else 0.0, steps, (strong, len(missing)))
+        return Match(matched / total if total else 0.0, steps, (strong, len(missing), len(unmatched)))
 
 
 @dataclass(frozen=True)
 class Match:
     score: float  # 0 … 1
     steps: float  # how many changes (a typo, a synonym, a word more or less) part the two names
-    # (called words matched surely, tool words missing): two matches of the same structure differ
-    # only by how rare their words are, which is no evidence of what the model meant.
-    structure: tuple[int, int] = (0, 0)
+    # (called words matched surely, tool words missing, called words unmatched): two matches of the
+    # same structure differ only by how rare their words are, no evidence of what the model meant.
+    structure: tuple[int, int, int] = (0, 0, 0)
 
     def rivals(self, other: Match) -> bool:
-        """Whether `other` is as plausible in structure: as many words surely matched, no more missing."""
-        return other.structure[0] >= self.structure[0] and other.structure[1] <= self.structure[1]
+        """Whether `other` is as plausible in structure: as many words surely matched, no more words
+        missing or left over."""
+        ours, theirs = self.structure, other.structure
+        return theirs[0] >= ours[0] and theirs[1] <= ours[1] and theirs[2] <= ours[2]
 
 
 def _whole_score(folded: str, shape: NameShape) -> Match:
