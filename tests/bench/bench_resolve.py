@@ -6,7 +6,9 @@ Prints, per catalogue and per source (generated / curated), then per style: corr
 auto-resolutions, recovered (auto, or the right tool among the first 3 suggestions), wrong
 auto-resolutions on resolvable and on must-not cases; correct argument repairs, valid calls kept,
 refusals, and unsafe forwards (an argument dropped, guessed or converted). Also the time a
-non-exact resolution takes (p50/p95).
+non-exact resolution takes (p50/p95), on the real catalogues and on catalogues of 2,000 and 20,000
+tools (the real ones replicated under other server names): building the name index (once per
+catalogue change, on the first name that is not exact) and resolving a wrong name.
 
 Targets (issue 4): ≥ 60 % of resolvable names auto-resolved correctly, ≥ 90 % recovered, no wrong
 auto-resolution on must-not cases and ≤ 2 % on resolvable ones; ≥ 85 % of fixable argument errors
@@ -19,10 +21,16 @@ import argparse
 import json
 import statistics
 import sys
+import time
 from typing import Any
 
-from tests.bench.resolve_cases import all_cases
+from mcpmanager.core.catalogue import Catalogue
+from mcpmanager.core.resolve.names import NameResolver
+from tests.bench.resolve_cases import NameCase, Tool, all_cases
 from tests.bench.resolve_eval import Report, evaluate
+
+SIZES = (2_000, 20_000)
+SAMPLE = 300  # wrong names timed per size
 
 
 def _percent(value: float | None) -> str:
@@ -75,6 +83,43 @@ def summary(report: Report) -> dict[str, Any]:
     }
 
 
+def _ms(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return round(1000 * ordered[int(share * (len(ordered) - 1))], 3)
+
+
+def scaling(tools: list[Tool], cases: list[NameCase]) -> list[dict[str, Any]]:
+    """Index build and wrong-name latency on the real tools replicated up to each size."""
+    called = [c.tool_name for c in cases][:SAMPLE]
+    rows = []
+    for size in SIZES:
+        by_server: dict[str, list[Tool]] = {}
+        for index in range(size):
+            tool = tools[index % len(tools)]
+            server = f"{tool['server']}-{index // len(tools)}"
+            by_server.setdefault(server, []).append({**tool, "server": server})
+        catalogue = Catalogue()
+        catalogue.load(by_server)
+        catalogue.configure(list(by_server), {})
+        started = time.perf_counter()
+        names = NameResolver(catalogue.tools())
+        build = time.perf_counter() - started
+        timings = []
+        for name in called:
+            started = time.perf_counter()
+            names.resolve(name)
+            timings.append(time.perf_counter() - started)
+        rows.append(
+            {
+                "tools": size,
+                "build_ms": round(1000 * build, 1),
+                "p50_ms": _ms(timings, 0.5),
+                "p95_ms": _ms(timings, 0.95),
+            }
+        )
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
@@ -84,6 +129,13 @@ def main(argv: list[str] | None = None) -> int:
     catalogues, names, arguments = all_cases()
     report = evaluate(catalogues, names, arguments)
     figures = summary(report)
+    real = [tool for tools in catalogues.values() for tool in tools]
+    wrong = [
+        c
+        for c in names
+        if c.source == "generated" and c.style in ("typo", "verb-synonym", "missing-word", "other-action")
+    ]
+    figures["scaling"] = scaling(real, wrong)
     if args.json:
         print(json.dumps(figures, indent=1))
         return 0
@@ -107,6 +159,9 @@ def main(argv: list[str] | None = None) -> int:
             print(_argument_row(label, row))
     timing = figures["resolve_ms"]
     print(f"\nnon-exact resolution: p50 {timing['p50']} ms, p95 {timing['p95']} ms, max {timing['max']} ms")
+    print("\n| tools | name index build | wrong name p50 | wrong name p95 |\n|---|---|---|---|")
+    for row in figures["scaling"]:
+        print(f"| {row['tools']:,} | {row['build_ms']} ms | {row['p50_ms']} ms | {row['p95_ms']} ms |")
     if args.failures:
         print(f"\n{len(report.failures)} failures:")
         for failure in report.failures:

@@ -16,6 +16,7 @@ miss costs about a millisecond on a catalogue of hundreds of tools.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -37,6 +38,7 @@ WHOLE_TYPO = 0.9  # a whole name one edit away (`creatissue`)
 RELATED_VERB = 0.5  # two reading verbs of different groups (`get` and `list`): related, not the same
 VERB_WEIGHT = 1.0  # what a missing verb costs (see _word_score)
 STRONG = TYPO  # a word matched at least this surely counts in a match's structure
+CANDIDATES = 200  # tools scored in full per reading of a call (the rest share too little of it)
 # Fillers: present or absent, they do not change which tool is meant.
 _FILLERS = frozenset({"a", "an", "the", "my", "of", "for", "in", "on", "at", "by", "with", "all", "this"})
 FILLER_WEIGHT = 0.2
@@ -172,11 +174,19 @@ class Vocabulary:
         return found
 
     def candidates(self, called: Sequence[str], folded: str) -> set[str]:
-        """Keys of the tools worth scoring: sharing a related word, or a similar whole length."""
-        keys: set[str] = set()
+        """Keys of the tools worth scoring: the CANDIDATES best by the weight of the called words they
+        share (a cheap upper bound of the word score), and those of a similar whole spelling."""
+        totals: dict[str, float] = defaultdict(float)
         for word in called:
-            for known in self.related(word):
-                keys.update(self._tools_of[known])
+            best: dict[str, float] = {}
+            weight = self.weight(word)
+            for known, similarity in self.related(word).items():
+                for key in self._tools_of[known]:
+                    if similarity > best.get(key, 0.0):
+                        best[key] = similarity
+            for key, similarity in best.items():
+                totals[key] += similarity * weight
+        keys = set(heapq.nlargest(CANDIDATES, totals, key=lambda k: (totals[k], k)))
         letters = set(folded)
         for length in range(len(folded) - 1, len(folded) + 2):
             for shape in self._folded_by_length.get(length, ()):
