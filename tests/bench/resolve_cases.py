@@ -299,12 +299,18 @@ def _fields(case: NameCase) -> tuple[Any, ...]:
     return (case.id, case.catalogue, case.tool_name, case.expect, case.style, case.source, case.near)
 
 
+def _curated_lines(prefix: str) -> list[str]:
+    """Every line of `tests/data/resolve/<prefix>*.jsonl` (several hands wrote sets of their own)."""
+    return [
+        line
+        for path in sorted((DATA / "resolve").glob(f"{prefix}*.jsonl"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+    ]
+
+
 def curated_name_cases() -> list[NameCase]:
-    path = DATA / "resolve" / "curated_names.jsonl"
-    if not path.exists():
-        return []
     cases = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in _curated_lines("curated_names"):
         if line.strip():
             item = json.loads(line)
             near = tuple(item.get("near") or ())
@@ -445,11 +451,8 @@ def _argument_fields(case: ArgumentCase) -> tuple[Any, ...]:
 
 
 def curated_argument_cases() -> list[ArgumentCase]:
-    path = DATA / "resolve" / "curated_arguments.jsonl"
-    if not path.exists():
-        return []
     cases = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in _curated_lines("curated_arguments"):
         if line.strip():
             item = json.loads(line)
             style = item.get("style") or item["kind"]
