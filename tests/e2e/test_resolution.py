@@ -17,6 +17,7 @@ from mcpmanager.core.config import parse_config
 from mcpmanager.core.engine import Engine
 from mcpmanager.core.paths import Paths
 from mcpmanager.core.states import State
+from tests.e2e import test_published
 from tests.e2e.support import FAST, fixture, serve_client, text_of, wait_for, write_config
 
 STRING = {"type": "string"}
@@ -196,3 +197,39 @@ async def test_the_activity_log_records_how_each_call_was_resolved(setup: Path, 
         ]
     finally:
         await engine.stop()
+
+
+# Real published servers (installed by scripts/install-published-servers.sh) -----------------------
+
+published = test_published.published  # its session fixture: install (once) and the generated config
+
+
+@pytest.mark.published
+@pytest.mark.timeout(180, func_only=True)
+@pytest.mark.parametrize(("mode", "via", "era"), [("discovery", "call_tool", "auto"), ("direct", "direct", "legacy")])
+async def test_wrong_names_reach_real_servers(
+    published: test_published.Config, tmp_path: Path, home: Path, mode: str, via: str, era: str
+) -> None:
+    config = test_published.make_config(published, tmp_path / "config", only=["filesystem", "git", "time", "memory"])
+    hello = test_published.sandbox(published) / "files" / "hello.txt"
+    repo = test_published.git_repo(published)
+    async with serve_client(config, home, era, mode=mode) as client:
+        await test_published.wait_status(
+            home, lambda s: all(v["state"] == "ready" for v in s.values()), test_published.CATALOGUE_TIMEOUT, "ready"
+        )
+        # Spellings, prefixes, typos and argument names a model produces, answered by the real servers.
+        text = text_of(await call(client, via, "readTextFile", {"file_path": str(hello)}))
+        assert text.strip() == "Hello from the mcpmanager sandbox.", text
+        status = text_of(await call(client, via, "git.gitStatus", {"repo": str(repo)}))
+        assert "notes.txt" in status, status  # its unstaged change
+        now = await call(client, via, "get_curent_time", {"tz": "Asia/Tokyo"})
+        assert not now.is_error and (now.structured_content or {}).get("timezone") == "Asia/Tokyo", text_of(now)
+        graph = await call(client, via, "mcp__memory__readGraph", {})
+        assert not graph.is_error, text_of(graph)
+        # A guess onto a destructive tool, a name on two... and a call that would lose an argument.
+        withheld = await call(client, via, "remove_entities", {"entityNames": ["x"]})
+        assert withheld.is_error and "The closest is delete_entities, but it can destroy data" in text_of(withheld)
+        refused = await call(client, via, "read_text_file", {"path": str(hello), "lines": 1})
+        assert refused.is_error and "'lines' is not a parameter of read_text_file" in text_of(refused)
+        wrong_type = await call(client, via, "read_text_file", {"path": str(hello), "head": "1"})
+        assert wrong_type.is_error and "'head': '1' is not of type 'number'" in text_of(wrong_type)

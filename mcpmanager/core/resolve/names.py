@@ -7,11 +7,12 @@ The ladder, first match wins (ARCHITECTURE §7):
 3. `namespaced` — `server:tool`, `server.tool`, `server/tool`, `server__tool`, `server_tool` with the
    server's name in any case or spelling and the tool's own name;
 4. `original` — the server's own name for the tool, when only one server has it;
-5. `normalized` — the same words spelled otherwise: case, separators, camelCase, plural/singular and
-   inflections, word order (not across `to`/`from`), a server prefix added (`GitHub.createIssue`,
+5. `normalized` — the same words spelled otherwise: case, separators, camelCase, plural/singular,
+   word order (not across `to`/`from`), a server prefix added (`GitHub.createIssue`,
    `mcp__github__create_issue`) or dropped (`navigate` for `playwright_navigate`);
-6. `fuzzy` — the most similar name (typos, synonyms, missing or extra words) when it is clearly
-   ahead of the runner-up, does the same kind of thing (reads, writes, destroys) and destroys nothing.
+6. `fuzzy` — the most similar name, at most one change away (a typo, a synonym, a word more or
+   less), when it is clearly ahead of every other (by score, and in structure: see `Match.rivals`),
+   does the same kind of thing (reads, writes, destroys) and destroys nothing.
 
 A name two tools answer equally (a bare name on two servers, `sqlite_query` beside `read_query` and
 `write_query`) is never resolved: the caller gets the candidates. Every miss carries suggestions:
