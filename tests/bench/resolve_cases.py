@@ -104,6 +104,8 @@ def split(name: str) -> list[str]:
 
 
 def singular(word: str) -> str:
+    if word in ("news", "series", "status", "alias", "analysis", "canvas"):
+        return word
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 3 and word.endswith(("ses", "xes", "ches", "shes")):

@@ -52,8 +52,8 @@ def check(tool: str, definition: dict[str, Any], arguments: dict[str, Any] | Non
         ("git_log", GIT, {"repo": "/r"}, {"repo_path": "/r"}, "partial"),
         ("deploy", spec({"app_name": STRING}), {"app": "web"}, {"app_name": "web"}, "partial"),
         ("git_log", GIT, {"repoPath": "/r", "maxCount": 2}, {"repo_path": "/r", "max_count": 2}, "spelling"),
-        ("delete_issue", DELETE, {"id": 7}, {"issue_id": 7}, "context"),  # the tool's own thing: its id
         ("close_ticket", spec({"ticket_id": STRING}), {"id": "T-1"}, {"ticket_id": "T-1"}, "context"),
+        ("refund", spec({"payment_intent": STRING}), {"payment_intent_id": "pi_1"}, {"payment_intent": "pi_1"}, "id"),
         ("get_record", spec({"record_uuid": STRING}), {"identifier": "u"}, {"record_uuid": "u"}, "id"),
         ("edit_file", EDIT, {"file_path": "/a", "content": "x"}, {"path": "/a"}, "context"),
         ("edit", EDIT, {"file_path": "/a", "content": "x"}, {"path": "/a"}, "synonym"),
@@ -80,6 +80,8 @@ def test_clear_renames_are_repaired(
         ("edit_file", EDIT, {"path": "/a", "content": "x", "append": True}, "'append' is not a parameter of edit_file"),
         # `query` on a delete tool: not a filter it declares; dropping it would delete more.
         ("delete_issue", DELETE, {"issue_id": 1, "query": "label:old"}, "'query' is not a parameter"),
+        # A bare `id` on a tool with two identifiers: which one, the name cannot say.
+        ("delete_issue", DELETE, {"id": 7}, "it could be 'issue_id' or 'parent_id'"),
         # `id` could widen the delete to children: a bare id never maps onto another thing's id.
         ("delete_comments", spec({"parent_id": {"type": "integer"}}), {"id": 2}, "'id' is not a parameter"),
         # Two passed names for one parameter.
@@ -91,6 +93,8 @@ def test_clear_renames_are_repaired(
         # A qualifier turns the meaning around: `run` is not `dry_run`, `recursive` not `non_recursive`.
         ("deploy", spec({"dry_run": {"type": "boolean"}}), {"run": True}, "'run' is not a parameter"),
         ("rm", spec({"non_recursive": {"type": "boolean"}}), {"recursive": True}, "'recursive' is not"),
+        # What a model calls `channel` may be a name (`#general`), not the id the tool wants.
+        ("history", spec({"channel_id": STRING}), {"channel": "#general"}, "'channel' is not a parameter"),
         # Values are never converted or invented.
         ("search", SEARCH, {"query": "a", "limit": "5"}, "'limit': '5' is not of type 'integer'"),
         ("create_issue", ISSUE, {"owner": "o", "repo": "r"}, "missing required argument 'title'"),

@@ -34,7 +34,7 @@ _VERBS: dict[Action, frozenset[str]] = {
         "create add new make insert post write update edit modify set put patch upload save append rename "
         "move copy push commit merge publish import assign fork replace upsert apply change enable install "
         "register upgrade configure send submit deploy restore archive approve invite schedule pay "
-        "transfer"
+        "transfer stage unstage checkout rebase revert clone switch"
     ),
     Action.DELETE: _set(
         "delete remove rm del drop destroy purge erase clear reset kill terminate truncate wipe uninstall "
@@ -57,19 +57,36 @@ VERB_GROUPS: tuple[tuple[str, ...], ...] = (
     ("list", "enumerate", "ls"),
     ("search", "find", "query", "lookup"),
     ("create", "add", "new", "make", "insert"),
-    ("update", "edit", "modify", "change", "set", "patch"),
+    ("update", "edit", "modify", "change", "set", "patch", "put"),
     ("delete", "remove", "rm", "del", "erase", "destroy"),
-    ("write", "save", "store"),
+    ("write", "save", "store", "put", "upload"),
+    ("send", "post"),
     ("run", "execute", "exec", "invoke"),
     ("start", "launch"),
-    ("stop", "terminate", "kill", "halt"),
+    ("stop", "terminate", "kill", "halt", "cancel", "abort"),
     ("show", "display", "view"),
 )
 
 
-# Verbs that all read, across those groups: a model that says `get_commits` for `list_commits` is
-# close, though not as close as a synonym.
-READING_VERBS = frozenset({"get", "list", "show", "view", "search", "find", "read", "fetch", "query", "retrieve"})
+# Reading verbs of neighbouring kinds: getting one thing, listing many, searching. A model that says
+# `get_commits` for `list_commits`, or `list_organizations` for `find_organizations`, is close, though
+# not as close as with a synonym; getting and searching are further apart (`query` is not `retrieve`).
+_GETTING = frozenset({"get", "fetch", "retrieve", "read", "show", "view", "obtain", "load"})
+_LISTING = frozenset({"list", "enumerate", "ls"})
+_SEARCHING = frozenset({"search", "find", "query", "lookup"})
+
+
+def same_operation(a: str, b: str) -> bool:
+    """Whether two verbs name one operation: synonyms, or two ways of getting one thing."""
+    if a == b or (a in _GETTING and b in _GETTING):
+        return True
+    return any(a in group and b in group for group in VERB_GROUPS)
+
+
+def related_readers(a: str, b: str) -> bool:
+    return (a in _LISTING and (b in _GETTING or b in _SEARCHING)) or (
+        b in _LISTING and (a in _GETTING or a in _SEARCHING)
+    )
 
 
 def is_verb(word: str) -> bool:
@@ -80,6 +97,13 @@ def action_of(parts: Iterable[str]) -> Action | None:
     """The riskiest action a name's words say it takes; None when no word is a known verb."""
     found = [_CLASS_OF[w] for w in parts if w in _CLASS_OF]
     return max(found) if found else None
+
+
+# The DELETE verbs that destroy data (the rest end or refuse something: `stop_search`, `close_issue`).
+_DESTROYING = _set(
+    "delete remove rm del drop destroy purge erase clear reset kill terminate truncate wipe uninstall "
+    "revoke unlink prune flush discard overwrite unregister unpublish deprovision shutdown"
+)
 
 
 def is_destructive(parts: Iterable[str], spec: Mapping[str, Any]) -> bool:
@@ -94,4 +118,4 @@ def is_destructive(parts: Iterable[str], spec: Mapping[str, Any]) -> bool:
             return False
         if annotations.get("destructiveHint") is True:
             return True
-    return action_of(parts) is Action.DELETE
+    return any(word in _DESTROYING for word in parts)

@@ -21,6 +21,7 @@ the closest names merged with a search over the called name's words.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 from collections import defaultdict
@@ -28,21 +29,44 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mcpmanager.core.catalogue import CatalogueTool
-from mcpmanager.core.resolve.actions import Action, action_of, is_destructive, is_verb
-from mcpmanager.core.resolve.similarity import TYPO, Match, NameShape, Vocabulary, word_similarity
-from mcpmanager.core.resolve.words import NOISE_WORDS, bag_key, fold, number_key, server_forms, words
+from mcpmanager.core.resolve.actions import Action, action_of, is_destructive, is_verb, same_operation
+from mcpmanager.core.resolve.similarity import GENERIC_TAILS, TYPO, Match, NameShape, Vocabulary, word_similarity
+from mcpmanager.core.resolve.words import (
+    NOISE_WORDS,
+    bag_key,
+    fold,
+    head_of,
+    number_key,
+    server_forms,
+    singular,
+    words,
+)
+from mcpmanager.core.search.synonyms import BUILTIN_GROUPS
 
 # Fuzzy: the best must score this much, this much more than the runner-up, and be at most
 # MAX_STEPS changes (a typo, a synonym, a word more or less) away from the called name.
-THRESHOLD = 0.6
+THRESHOLD = 0.5
 MARGIN = 0.08
 MAX_STEPS = 1.0
 TIE_FLOOR = 0.45  # near-equal best matches this good are named as the ambiguity they are
+GENERIC = 3  # a word in this many tools' names says too little alone (see the server prefix below)
 SUGGESTIONS = 5
 _SEPARATORS = re.compile(r"__|[:/.]|_|-")
 _RRF = 3  # rank fusion constant: small, so the first places of each list dominate
 
 Search = Callable[[str, int], list[str]]  # (query, limit) → exposed names, best first
+
+
+def _expansions() -> dict[str, list[tuple[str, ...]]]:
+    """One-word abbreviations of several words, from the search's vocabulary: `pr` → (pull, request)."""
+    found: dict[str, list[tuple[str, ...]]] = defaultdict(list)
+    for group in BUILTIN_GROUPS:
+        for short in (m for m in group if " " not in m and "-" not in m):
+            found[short] += [tuple(m.split()) for m in group if " " in m]
+    return dict(found)
+
+
+_EXPANSIONS = _expansions()
 
 
 @dataclass(frozen=True)
@@ -56,12 +80,17 @@ class Resolution:
     withheld_why: str | None = None  # "destructive" or "another action"
 
 
+_Scored = tuple[Match, CatalogueTool, tuple[str, ...]]  # a tool, how it matched, the call's words it matched
+
+
 @dataclass(frozen=True)
 class _Form:
     """The called name read one way: its words, and the server its prefix names (if it names one)."""
 
     parts: tuple[str, ...]
     server: str | None
+    loose: bool = False  # a reading that changes the words: for the fuzzy step only
+    penalty: float = 0.0  # changes the reading itself counts as (an abbreviation spelt out: 0.5)
 
 
 class NameResolver:
@@ -84,16 +113,38 @@ class NameResolver:
             self._by_name[tool.name].append(tool)
             for form in server_forms(tool.server):
                 self._server_forms[form].add(tool.server)
+        counts: dict[str, int] = defaultdict(int)  # in how many tools' names each word is
+        firsts: dict[tuple[str, str], int] = defaultdict(int)
         for tool in self.tools:
             parts = words(tool.name)
             self._parts[tool.key] = parts
+            for word in set(parts):
+                counts[word] += 1
+            if len(parts) > 1:
+                firsts[(parts[0], tool.server)] += 1
+        # Words that name a server: its names, and the first word of several of its tools' names
+        # (`kubectl_*`, `jira_*`, `browser_*`): a call saying one is about that server, and a tool's
+        # name may leave it out (`take_screenshot` for `browser_take_screenshot`).
+        self._brands: dict[str, set[str]] = defaultdict(set)
+        for (word, server), count in firsts.items():
+            if count >= GENERIC and not is_verb(word):
+                self._brands[word].add(server)
+        for tool in self.tools:
+            parts = self._parts[tool.key]
             stripped = self._strip_own_server(tool.server, parts)
-            shapes.append(NameShape(tool.key, parts, len(parts) - len(stripped) if stripped else 0, "".join(parts)))
+            if len(stripped) == 1 and counts[stripped[0]] >= GENERIC:
+                stripped = ()  # `git_add` is not simply `add`: a dozen tools add something
             for variant in {parts, stripped}:
                 if variant:
-                    self._index(tool, variant)
+                    self._index(tool, variant)  # a server prefix dropped is a spelling; a brand is not
+            if not stripped and len(parts) > 2 and tool.server in self._brands.get(parts[0], ()):
+                stripped = parts[1:]
+            optional = len(parts) - len(stripped) if stripped else 0  # the prefix, free to leave out
+            shapes.append(NameShape(tool.key, parts, optional, "".join(parts)))
         self._vocabulary = Vocabulary(shapes)
         self._by_key = {t.key: t for t in self.tools}
+        for form, servers in self._server_forms.items():
+            self._brands[form].update(servers)
 
     def _index(self, tool: CatalogueTool, parts: tuple[str, ...]) -> None:
         for level, key in enumerate(_keys(parts)):
@@ -126,12 +177,15 @@ class NameResolver:
         if namespaced or bare:
             return self._miss(called, ambiguous=namespaced or bare)
         forms = self._forms(called)
-        normalized = self._normalized(forms)
-        if len(normalized) == 1:
-            return Resolution(called, normalized[0], "normalized")
-        if normalized:
+        normalized, level = self._normalized(forms)
+        if len(normalized) > 1:
             return self._miss(called, ambiguous=normalized)
-        return self._fuzzy(called, forms)
+        if normalized and level == 0:
+            return Resolution(called, normalized[0], "normalized")
+        # Another number or word order may name another thing (`get_user` is not `get_users` when
+        # `get_user_profile` exists): such a spelling must also win the fuzzy comparison, rivals and
+        # safety rules included, to be taken.
+        return self._fuzzy(called, forms, normalized[0] if normalized else None)
 
     def _namespaced(self, called: str) -> list[CatalogueTool]:
         found: list[CatalogueTool] = []
@@ -157,57 +211,125 @@ class NameResolver:
             for cut in range(1, len(reading)):
                 for server in sorted(self._server_forms.get("".join(reading[:cut]), ())):
                     forms.append(_Form(reading[cut:], server))
+        # Abbreviations of several words spelt out (`list_prs` → `list pull requests`).
+        for at, word in enumerate(parts):
+            for expansion in _EXPANSIONS.get(singular(word), ()):
+                forms.append(_Form(parts[:at] + expansion + parts[at + 1 :], None, loose=True, penalty=0.5))
+        # A server named inside the call (`list_sentry_projects`) qualifies it too.
+        for at in range(1, len(parts) - 1):
+            for server in sorted(self._server_forms.get(parts[at], ())):
+                forms.append(_Form(parts[:at] + parts[at + 1 :], server, loose=True))
         return forms
 
-    def _normalized(self, forms: list[_Form]) -> list[CatalogueTool]:
+    def _normalized(self, forms: list[_Form]) -> tuple[list[CatalogueTool], int]:
+        """The tools the call spells, at the first level that has any: 0 the same words (case,
+        separators), 1 also another number, 2 also another word order."""
         for level in range(3):
             qualified: list[CatalogueTool] = []
             plain: list[CatalogueTool] = []
             for form in forms:
                 key = _keys(form.parts)[level]
-                if key is None:
+                if key is None or form.loose:
                     continue
                 for tool in self._keys.get((level, key), []):
                     bucket = plain if form.server is None else qualified
                     if (form.server is None or tool.server == form.server) and tool not in bucket:
                         bucket.append(tool)
             if qualified or plain:
-                return qualified or plain  # a named server is the more specific reading
-        return []
+                return qualified or plain, level  # a named server is the more specific reading
+        return [], 0
 
-    def _fuzzy(self, called: str, forms: list[_Form]) -> Resolution:
+    def _fuzzy(self, called: str, forms: list[_Form], spelled: CatalogueTool | None = None) -> Resolution:
         scored = self._ranked(forms)
-        if not scored:
-            return self._miss(called)
-        best_match, best, best_words = scored[0]
-        best_score = best_match.score
-        # A rival: about as similar, or as good a match in structure and itself within reach.
-        rivals = [
-            t
-            for m, t, _ in scored[1:]
-            if m.steps <= MAX_STEPS and (best_score - m.score < MARGIN or best_match.rivals(m))
-        ]
-        if rivals and best_score >= TIE_FLOOR and best_match.steps <= MAX_STEPS:
+        # Only names within reach (at most MAX_STEPS changes away) can be meant; among them the best
+        # must be clearly ahead of every other.
+        reach = [entry for entry in scored if entry[0].steps <= MAX_STEPS and entry[0].score >= TIE_FLOOR]
+        if not reach:
+            return self._miss(called, ranked=scored)
+        best_match, best, best_words = reach[0]
+        rivals = self._rivals(reach, scored, spelled)
+        if spelled is not None and best is spelled and not rivals:
+            if is_destructive(self._parts[best.key], best.spec):
+                # Another number or order may name another scope (`delete_files`): a tool that
+                # destroys is called by a spelling of its exact words only.
+                return self._miss(called, ranked=scored, withheld=best, why="destructive")
+            return Resolution(called, best, "normalized")
+        if not rivals and best_match.structure[3]:
+            rivals = self._search_disagrees(best, best_words)
+        if rivals:
             # Other names answer the call about as well: say which, rather than guess.
             tied = [best, *rivals]
             return self._miss(called, ambiguous=tied if len(tied) <= 3 else (), ranked=scored)
-        if best_score < THRESHOLD or best_match.steps > MAX_STEPS:
+        if best_match.score < THRESHOLD:
             return self._miss(called, ranked=scored)
+        if all(is_verb(w) for w in best_words) and best_match.structure[2]:
+            return self._miss(called, ranked=scored)  # `add` → `git_add`: a verb alone names no thing to add to
         why = self._unsafe(best_words, best)
         if why is not None:
             return self._miss(called, ranked=scored, withheld=best, why=why)
         return Resolution(called, best, "fuzzy")
+
+    # Rivals: other tools the call may as well mean ------------------------------------------------
+
+    def _rivals(
+        self, reach: list[_Scored], scored: list[_Scored], spelled: CatalogueTool | None
+    ) -> list[CatalogueTool]:
+        best_match, best, best_words = reach[0]
+        # About as similar, or not worse in structure (see Match.dominates).
+        rivals = [t for m, t, _ in reach[1:] if best_match.score - m.score < MARGIN or not best_match.dominates(m)]
+        core = _core(best_words, best_match)
+        verb = next((w for w in best_words if is_verb(w)), None)
+        # Another server's tool about the same thing, at most one change further (two past a mere
+        # respelling), whatever the scores: `kubectl_logs` beside `mongodb-logs` for `get_logs` — which
+        # server is meant, the name cannot say, unless it names one (`browser_…`: see `_brands`).
+        further = MAX_STEPS + 1 if spelled is best else best_match.steps + 1
+        for m, t, w in scored:
+            if t in rivals or t.server == best.server or not core or not core <= m.sure:
+                continue
+            if m.steps <= further and not m.contradicted and self._unsafe(w, t) != "another action":
+                rivals.append(t)
+        # In one server, two tools whose verbs both name the call's operation: `get_note` beside
+        # `read_note` and `view_note`. (`update_note` is `edit_note`, not `write_note`.)
+        if verb is not None and self._same_operation(verb, best):
+            for m, t, _ in reach[1:]:
+                if t.server != best.server or t in rivals or not core <= m.sure:
+                    continue
+                if not best_match.dominates(m) and self._same_operation(verb, t):
+                    rivals.append(t)
+        # One thing or many: `slack_get_user` is not surely `slack_get_users` when another tool of
+        # the server has the call's own `user` (`slack_get_user_profile`).
+        at = head_of(best_words)
+        head = best_words[at] if at >= 0 else ""
+        ours = self._parts[best.key]
+        if head and head not in ours and any(singular(head) == singular(p) for p in ours):
+            for m, t, _ in scored[1:]:
+                if t.server != best.server or t in rivals or head not in self._parts[t.key]:
+                    continue
+                if m.steps <= MAX_STEPS + 1 and (verb is None or self._same_operation(verb, t)):
+                    rivals.append(t)
+        return rivals
+
+    def _same_operation(self, verb: str, tool: CatalogueTool) -> bool:
+        theirs = next((w for w in self._parts[tool.key] if is_verb(w)), None)
+        return theirs is not None and same_operation(verb, theirs)
+
+    def _search_disagrees(self, best: CatalogueTool, called: tuple[str, ...]) -> list[CatalogueTool]:
+        """The name leaves words of the call unexplained (`list_kv_namespaces` → `kv_list`): then the
+        search over the call's words, descriptions included, must agree on the best tool."""
+        found = self._search(" ".join(called), 1) if self._search is not None else []
+        if found and found[0] != best.exposed and found[0] in self._exposed:
+            return [self._exposed[found[0]]]
+        return []
 
     def _unsafe(self, called: tuple[str, ...], tool: CatalogueTool) -> str | None:
         """Why a guess must not land on `tool`, or None when it may."""
         parts = self._parts[tool.key]
         if is_destructive(parts, tool.spec):
             return "destructive"
-        # The call's verbs; failing any, its first word misspelt from one of the tool's (`creat_issue`).
+        # The call's verbs; failing any, its words misspelt from the tool's verbs (`creat_issue`).
         theirs = action_of(called)
-        if theirs is None and called:
-            first = called[0]
-            theirs = action_of(t for t in parts if is_verb(t) and word_similarity(first, t) >= TYPO)
+        if theirs is None:
+            theirs = action_of(t for t in parts if is_verb(t) and any(word_similarity(w, t) >= TYPO for w in called))
         ours = action_of(parts)
         if theirs is not None and ours is not None and theirs != ours:
             return "another action"
@@ -217,23 +339,43 @@ class NameResolver:
             return "another action"  # a name that says no verb is not a licence to write
         return None
 
-    def _ranked(self, forms: list[_Form]) -> list[tuple[Match, CatalogueTool, tuple[str, ...]]]:
+    def _ranked(self, forms: list[_Form]) -> list[_Scored]:
         """Tools by similarity to the called words, best first (only those sharing something): each
         tool by its best reading of the call, a prefix naming its server read as the server."""
         vocabulary = self._vocabulary
-        best: dict[str, tuple[Match, CatalogueTool, tuple[str, ...]]] = {}
+        best: dict[str, _Scored] = {}
+        called_words = forms[0].parts if forms else ()  # brands count wherever the call says them
+        # A call that names a server is about that server's tools (`slack_send_message`), when one of
+        # them is within reach that way (`fetch_issue` is about an issue, not the fetch server).
+        named = {form.server for form in forms if form.server is not None and form.parts and self._within_reach(form)}
         for form in forms:
             if not form.parts:
                 continue
             folded = "".join(form.parts)
+            brands = {w: self._brands[w] for w in called_words if w in self._brands}
             for key in vocabulary.candidates(form.parts, folded):
                 tool = self._by_key[key]
-                if form.server is not None and tool.server != form.server:
+                if tool.server != form.server and (form.server is not None or (tool.server not in named and named)):
                     continue
-                match = vocabulary.score(form.parts, folded, vocabulary.shapes[key])
+                foreign = frozenset(w for w, servers in brands.items() if tool.server not in servers)
+                match = vocabulary.score(form.parts, folded, vocabulary.shapes[key], foreign)
+                # A brand this reading left out (`API-…` read without its `api`) still contradicts.
+                dropped = sum(2 for w in foreign if w not in form.parts)
+                if form.penalty or dropped:
+                    steps = match.steps + form.penalty + dropped
+                    match = dataclasses.replace(match, steps=steps, contradicted=match.contradicted or bool(dropped))
                 if key not in best or match.score > best[key][0].score:
                     best[key] = (match, tool, form.parts)
         return sorted(best.values(), key=lambda entry: (-entry[0].score, entry[0].steps, entry[1].exposed))
+
+    def _within_reach(self, form: _Form) -> bool:
+        vocabulary = self._vocabulary
+        folded = "".join(form.parts)
+        return any(
+            vocabulary.score(form.parts, folded, vocabulary.shapes[t.key]).steps <= MAX_STEPS
+            for t in self.tools
+            if t.server == form.server
+        )
 
     # Suggestions ----------------------------------------------------------------------------------
 
@@ -242,7 +384,7 @@ class NameResolver:
         called: str,
         *,
         ambiguous: Sequence[CatalogueTool] = (),
-        ranked: Sequence[tuple[Match, CatalogueTool, tuple[str, ...]]] | None = None,
+        ranked: Sequence[_Scored] | None = None,
         withheld: CatalogueTool | None = None,
         why: str | None = None,
     ) -> Resolution:
@@ -258,6 +400,15 @@ class NameResolver:
         merged = sorted(fused, key=lambda name: (-fused[name], name))
         suggestions = list(dict.fromkeys(first + merged))[: max(SUGGESTIONS, len(first))]
         return Resolution(called, None, None, tuple(suggestions), tuple(ambiguous), withheld, why)
+
+
+def _core(called: tuple[str, ...], match: Match) -> set[str]:
+    """What the call is about, as far as it was surely matched: its head thing, or its things
+    (words that only say what form a result takes, such as `details`, tell no tool apart)."""
+    at = head_of(called)
+    if at >= 0 and not is_verb(called[at]) and called[at] in match.sure and called[at] not in GENERIC_TAILS:
+        return {called[at]}
+    return {w for w in match.sure if not is_verb(w) and w not in GENERIC_TAILS}
 
 
 def _keys(parts: tuple[str, ...]) -> tuple[str | None, str | None, str | None]:

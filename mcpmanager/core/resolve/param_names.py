@@ -8,9 +8,12 @@ Tiers, most certain first; the first tier with any candidate decides, and it mus
 3. `context` — the same once the tool's own words are left out (`issue_title` → `title` on
    `create_issue`, and back);
 4. `synonym` — a common synonym (`q`, `question`, `search_term` → `query`; `file_path` → `path`;
-   `dir` → `directory`; `max_results` → `limit`);
-5. `id` — an identifier for the tool's one identifier parameter (`id` → `issue_id`);
-6. `partial` — the words of one parameter's name, and of no other declared one, when what the
+   `dir` → `directory`; `max_results` → `limit`; `src` → `source`; `db` → `database`);
+5. `abbreviation` — the same words, some cut short (`old_str` → `old_string`, `max_len` → `max_length`);
+6. `id` — an identifier for the tool's one identifier parameter (`id` → `issue_id`; a bare `id`
+   maps nowhere on a tool with several), or the thing named by its id (`customer_id` →
+   `customer`; not `channel` → `channel_id`: a model's `channel` may hold a name);
+7. `partial` — the words of one parameter's name, and of no other declared one, when what the
    parameter's name adds is only a generic word (`repo` → `repo_path`, `file` → `file_path`) or the
    tool's own (`path` → `file_path` on `read_file`). Never a qualifier: `run` is not `dry_run`,
    `delete` not `soft_delete`, `recursive` not `non_recursive`; and never a bare identifier
@@ -45,6 +48,7 @@ _GROUPS: tuple[tuple[str, ...], ...] = (
         "terms",
         "keyword",
         "keywords",
+        "sql",
     ),
     ("path", "file_path", "filepath", "file", "filename", "file_name", "path_name", "full_path"),
     ("directory", "dir", "folder", "dir_path", "directory_path", "folder_path"),
@@ -62,6 +66,12 @@ _GROUPS: tuple[tuple[str, ...], ...] = (
     ("email", "email_address", "mail"),
     ("start_date", "from_date", "date_from", "since"),
     ("end_date", "to_date", "date_to", "until"),
+    ("source", "src", "source_path"),
+    ("destination", "dest", "dst", "destination_path"),
+    ("database", "db", "database_name", "db_name"),
+    ("pid", "process_id"),
+    ("latitude", "lat"),
+    ("longitude", "lng", "lon"),
 )
 _GROUP_OF = {fold(name): number for number, group in enumerate(_GROUPS) for name in group}
 _ID_WORDS = frozenset({"id", "ids", "identifier", "uid", "uuid"})
@@ -88,11 +98,17 @@ def map_name(
     alias = aliases.get(passed)
     if alias is not None:
         return ParamMatch(alias, "alias") if alias in free else ParamMatch(None, None)
+    if set(words(passed)) <= _ID_WORDS:
+        # A bare `id` means the tool's identifier only when the tool has exactly one.
+        ids = [name for name in declared if words(name) and words(name)[-1] in _ID_WORDS]
+        if len(ids) != 1:
+            return ParamMatch(None, "id", tuple(i for i in ids if i in free))
     for how, test in (
         ("spelling", _same_spelling),
         ("context", lambda a, b: _same_in_context(a, b, tool_words)),
         ("synonym", _synonyms),
-        ("id", lambda a, b: _both_ids(a, b, tool_words)),
+        ("abbreviation", _abbreviated),
+        ("id", lambda a, b: _both_ids(a, b, tool_words) or _named_by_id(a, b)),
     ):
         found = [name for name in free if test(passed, name)]
         if len(found) == 1:
@@ -133,6 +149,25 @@ def _part_of(a: str, b: str, tool_words: frozenset[str]) -> bool:
 def _synonyms(a: str, b: str) -> bool:
     group = _GROUP_OF.get(fold(a))
     return group is not None and group == _GROUP_OF.get(fold(b))
+
+
+def _abbreviated(a: str, b: str) -> bool:
+    """The same words, one side writing some of them cut short (at least three letters kept)."""
+    ours, theirs = words(a), words(b)
+    if len(ours) != len(theirs) or ours == theirs:
+        return False
+    return all(x == y or _cut(x, y) or _cut(y, x) for x, y in zip(ours, theirs, strict=True))
+
+
+def _cut(short: str, long: str) -> bool:
+    return 3 <= len(short) < len(long) and long.startswith(short) and not short.isdigit()
+
+
+def _named_by_id(a: str, b: str) -> bool:
+    """`customer_id` passed where the tool says `customer`: APIs name a thing by its id. Not the other
+    way: what a model passes as `channel` may be a name (`#general`), not the id `channel_id` wants."""
+    ours, theirs = words(a), words(b)
+    return bool(theirs) and len(ours) == len(theirs) + 1 and ours[-1] in _ID_WORDS and ours[:-1] == theirs
 
 
 def _both_ids(a: str, b: str, tool_words: frozenset[str]) -> bool:

@@ -23,22 +23,27 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from mcpmanager.core.resolve.actions import READING_VERBS, VERB_GROUPS, is_verb
-from mcpmanager.core.resolve.words import DIRECTION_WORDS
+from mcpmanager.core.resolve.actions import VERB_GROUPS, is_verb, related_readers, same_operation
+from mcpmanager.core.resolve.words import DIRECTION_WORDS, head_of
 from mcpmanager.core.search.stemmer import stem
 from mcpmanager.core.search.synonyms import BUILTIN_GROUPS
 
-SAME_STEM = 0.95
+SAME_STEM = 0.95  # the same stem, not the same word: another number (`commit`/`commits`), or cut short
 ABBREVIATION = 0.85
 TYPO = 0.8
 TYPO_FAR = 0.6  # two edits, in words of 8 letters or more
 VERB_SYNONYM = 0.8
-NOUN_SYNONYM = 0.5
+NOUN_SYNONYM = 0.55
 WHOLE_TYPO = 0.9  # a whole name one edit away (`creatissue`)
-RELATED_VERB = 0.5  # two reading verbs of different groups (`get` and `list`): related, not the same
+RELATED_VERB = 0.5  # neighbouring reading verbs (`get` and `list`): related, not the same
 VERB_WEIGHT = 1.0  # what a missing verb costs (see _word_score)
 STRONG = TYPO  # a word matched at least this surely counts in a match's structure
+# Changes each kind of word match counts as (at most MAX_STEPS in a resolution; see names.py).
+_STEPS = {1.0: 0.0, SAME_STEM: 0.5, ABBREVIATION: 0.5}
 CANDIDATES = 200  # tools scored in full per reading of a call (the rest share too little of it)
+# Last words that say what form a result takes, not what it is about (`resolve-library-id`).
+GENERIC_TAILS = frozenset({"id", "ids", "info", "details", "data", "name", "names", "list", "value", "values"})
+_SCOPE = frozenset({"batch", "bulk", "multiple", "many"})
 # Fillers: present or absent, they do not change which tool is meant.
 _FILLERS = frozenset({"a", "an", "the", "my", "of", "for", "in", "on", "at", "by", "with", "all", "this"})
 FILLER_WEIGHT = 0.2
@@ -93,13 +98,15 @@ def word_similarity(a: str, b: str) -> float:
     sa, sb = stem(a), stem(b)
     if sa == sb:
         return SAME_STEM
-    if sb in _SYNONYMS.get(sa, ()):
-        return VERB_SYNONYM if is_verb(a) and is_verb(b) else NOUN_SYNONYM
-    if a in READING_VERBS and b in READING_VERBS:
-        return RELATED_VERB
     short, long = (a, b) if len(a) < len(b) else (b, a)
     if len(short) >= 4 and long.startswith(short) and len(short) >= 0.4 * len(long):
         return ABBREVIATION
+    if is_verb(a) and is_verb(b) and same_operation(a, b):
+        return VERB_SYNONYM
+    if sb in _SYNONYMS.get(sa, ()):
+        return VERB_SYNONYM if is_verb(a) and is_verb(b) else NOUN_SYNONYM
+    if related_readers(a, b):
+        return RELATED_VERB
     limit = _typo_limit(max(len(a), len(b))) if min(len(a), len(b)) >= 4 else 0
     # Each edit changes at most two letters of the letter sets: a cheap test before the distance.
     edits = distance(a, b, limit) if limit and len(set(a) ^ set(b)) <= 2 * limit else limit + 1
@@ -194,11 +201,14 @@ class Vocabulary:
                     keys.add(shape.key)
         return keys
 
-    def score(self, called: Sequence[str], folded: str, shape: NameShape) -> Match:
+    def score(
+        self, called: Sequence[str], folded: str, shape: NameShape, foreign: frozenset[str] = frozenset()
+    ) -> Match:
+        """`foreign`: called words that name another server or tool family than this tool's."""
         whole = _whole_score(folded, shape) if len(called) != len(shape.parts) else Match(0.0, math.inf)
-        return max(self._word_score(called, shape), whole, key=lambda m: m.score)
+        return max(self._word_score(called, shape, foreign), whole, key=lambda m: m.score)
 
-    def _word_score(self, called: Sequence[str], shape: NameShape) -> Match:
+    def _word_score(self, called: Sequence[str], shape: NameShape, foreign: frozenset[str]) -> Match:
         """Weighted Jaccard of the called words against the tool's words (its server prefix optional)."""
         pairs: list[tuple[float, int, int]] = []
         for i, word in enumerate(called):
@@ -210,7 +220,7 @@ class Vocabulary:
         used_called: set[int] = set()
         used_target: set[int] = set()
         matched = steps = 0.0
-        strong = 0
+        sure: list[str] = []
         order: list[tuple[int, int]] = []
         for similarity, i, j in pairs:
             if i not in used_called and j not in used_target:
@@ -218,36 +228,52 @@ class Vocabulary:
                 used_target.add(j)
                 order.append((i, j))
                 matched += similarity * self.weight(called[i])
-                steps += 0.0 if similarity >= SAME_STEM else 0.5 if similarity == ABBREVIATION else 1.0
-                strong += similarity >= STRONG
+                steps += _STEPS.get(similarity, 1.0)
+                if similarity >= STRONG:
+                    sure.append(called[i])
         if DIRECTION_WORDS.intersection(called) or DIRECTION_WORDS.intersection(shape.parts):
             targets = [j for _, j in sorted(order)]
             if targets != sorted(targets):  # `markdown_to_html` is not `html_to_markdown`
                 return Match(0.0, math.inf)
         unmatched = [w for i, w in enumerate(called) if i not in used_called and w not in _FILLERS]
-        missing = [w for j, w in enumerate(shape.parts) if j not in used_target and j >= shape.optional]
-        missing = [w for w in missing if w not in _FILLERS]
+        missing_at = [j for j in range(shape.optional, len(shape.parts)) if j not in used_target]
+        missing = [shape.parts[j] for j in missing_at if shape.parts[j] not in _FILLERS]
         steps += len(unmatched) + len(missing)
+        contradicted = sum(1 for w in unmatched if w in foreign)
+        steps += contradicted  # the call names another server: a contradiction, on top of a word
+        # Scope words change what a call touches (`firecrawl_batch_scrape` is not `firecrawl_scrape`).
+        steps += sum(1.0 for w in (*unmatched, *missing) if w in _SCOPE)
+        ours = head_of(list(called))  # past the first word it is a thing, even a verb-like one (`…_diff`)
+        if ours > 0 and ours not in used_called and called[ours] not in GENERIC_TAILS:
+            steps += 1.0  # the thing the call asks about has no counterpart (`get_pull_request_diff`)
+        at = head_of(shape.parts)
+        head = shape.parts[at]
+        if at in missing_at and not is_verb(head) and head not in GENERIC_TAILS:
+            steps += 1.0  # the thing the tool is about (`jira_get_sprint_issues`): a guess beyond a word
         # A verb the call lacks weighs the same whatever the verb: how common `get` or `upload` is
         # among the catalogue's names says nothing about which one the model meant.
         total = sum(self.weight(w) for w in called)
         total += sum(VERB_WEIGHT if is_verb(w) else self.weight(w) for w in missing)
-        return Match(matched / total if total else 0.0, steps, (strong, len(missing), len(unmatched)))
+        structure = (len(sure), len(order), len(missing), len(unmatched))
+        return Match(matched / total if total else 0.0, steps, structure, frozenset(sure), contradicted > 0)
 
 
 @dataclass(frozen=True)
 class Match:
     score: float  # 0 … 1
     steps: float  # how many changes (a typo, a synonym, a word more or less) part the two names
-    # (called words matched surely, tool words missing, called words unmatched): two matches of the
-    # same structure differ only by how rare their words are, no evidence of what the model meant.
-    structure: tuple[int, int, int] = (0, 0, 0)
+    # (called words matched surely, matched at all, tool words missing, called words left over). A
+    # score is a sum of word rarities; the structure says which match explains more of the call.
+    structure: tuple[int, int, int, int] = (0, 0, 0, 0)
+    sure: frozenset[str] = frozenset()  # the called words matched surely
+    contradicted: bool = False  # the call names another server than this tool's
 
-    def rivals(self, other: Match) -> bool:
-        """Whether `other` is as plausible in structure: as many words surely matched, no more words
-        missing or left over."""
+    def dominates(self, other: Match) -> bool:
+        """At least as good in every part of the structure and better in one: otherwise the two are
+        rivals, whatever their scores (which of two words is rarer is no evidence of intent)."""
         ours, theirs = self.structure, other.structure
-        return theirs[0] >= ours[0] and theirs[1] <= ours[1] and theirs[2] <= ours[2]
+        at_least = ours[0] >= theirs[0] and ours[1] >= theirs[1] and ours[2] <= theirs[2] and ours[3] <= theirs[3]
+        return at_least and ours != theirs
 
 
 def _whole_score(folded: str, shape: NameShape) -> Match:
@@ -255,4 +281,6 @@ def _whole_score(folded: str, shape: NameShape) -> Match:
     scored when the word counts differ; otherwise the words tell more)."""
     if len(shape.folded) < 6 or abs(len(folded) - len(shape.folded)) > 1 or len(_letters(folded) ^ shape.letters) > 2:
         return Match(0.0, math.inf)
-    return Match(WHOLE_TYPO, 1.0) if distance(folded, shape.folded, 1) <= 1 else Match(0.0, math.inf)
+    if distance(folded, shape.folded, 1) > 1:
+        return Match(0.0, math.inf)
+    return Match(WHOLE_TYPO, 1.0, (len(shape.parts), len(shape.parts), 0, 0), frozenset(shape.parts))

@@ -14,11 +14,15 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from mcpmanager.core.resolve.actions import is_verb
+
 _ACRONYM_PLURAL = re.compile(r"([A-Z]{2,})s(?![a-z])")  # `PRs`, `URLs`: one word, not `P` + `Rs`
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _WORD = re.compile(r"[^\W_]+")
 # Words that give a name a direction: swapping what stands around them changes the meaning.
 DIRECTION_WORDS = frozenset({"to", "from", "into", "2", "as", "vs", "versus", "onto", "than"})
+# Words that start a qualifying phrase: what follows says which, not what (`…_by_date`).
+PREPOSITIONS = frozenset({"by", "for", "with", "from", "in", "on", "of", "at", "to", "into"})
 # Words that say nothing about which server or tool is meant when they prefix a name.
 NOISE_WORDS = frozenset({"mcp", "server", "tool", "tools", "functions", "function", "default", "api"})
 
@@ -65,13 +69,30 @@ def bag_key(parts: tuple[str, ...]) -> str | None:
     return " ".join(sorted(singular(w) for w in parts))
 
 
-def server_forms(server: str) -> set[str]:
+@lru_cache(maxsize=4096)
+def server_forms(server: str) -> frozenset[str]:
     """The folded ways a model may write a server's name as a prefix: `desktop-commander` →
-    `desktopcommander`; `mcp-server-chart` → `mcpserverchart` and `chart`."""
+        `desktopcommander`; `mcp-server-chart` → `mcpserverchart` and `chart`; `google-maps` → also
+        `maps` (tools and models shorten a brand to its last word: `maps_geocode`), unless that word is a
+    verb (`brave-search`: not `search`)."""
     parts = words(server)
     forms = {"".join(parts)}
     meaningful = tuple(w for w in parts if w not in NOISE_WORDS)
     if meaningful:
         forms.add("".join(meaningful))
+        if len(meaningful) > 1 and len(meaningful[-1]) >= 3 and not is_verb(meaningful[-1]):
+            forms.add(meaningful[-1])
     forms.discard("")
-    return forms
+    return frozenset(forms)
+
+
+def head_of(parts: tuple[str, ...] | list[str]) -> int:
+    """Where the thing a name is about stands: its last word, or the last before a qualifying phrase
+    (`get_stock_price_by_date`: `price`), but the target of a conversion (`docx_to_pdf`: `pdf`);
+    -1 for no words."""
+    if any(w in ("to", "into", "2") for w in parts[1:]):
+        return len(parts) - 1
+    for at in range(1, len(parts)):
+        if parts[at] in PREPOSITIONS:
+            return at - 1
+    return len(parts) - 1
