@@ -167,3 +167,64 @@ def test_a_validator_is_compiled_once_per_schema() -> None:
     changed = spec({"query": STRING}, "query")
     checker.check("s:search", "search", changed, {"query": "c"})
     assert checker._validators["s:search"][1] is not first  # the server's schema changed
+
+
+@pytest.mark.parametrize(
+    ("tool", "definition", "passed", "forwarded", "how"),
+    [
+        ("list_issues", spec({"state": STRING}), {"status": "closed"}, {"state": "closed"}, "synonym"),
+        ("kubectl_logs", spec({"namespace": STRING}), {"ns": "default"}, {"namespace": "default"}, "synonym"),
+        ("get_quote", spec({"symbol": STRING}), {"ticker": "AAPL"}, {"symbol": "AAPL"}, "synonym"),
+        (
+            "convert_time",
+            spec({"source_timezone": STRING, "target_timezone": STRING}),
+            {"from_timezone": "UTC", "to_timezone": "Asia/Tokyo"},
+            {"source_timezone": "UTC", "target_timezone": "Asia/Tokyo"},
+            "synonym",
+        ),
+        (
+            "get_pull_request",
+            spec({"pull_number": {"type": "integer"}}),
+            {"pr_number": 7},
+            {"pull_number": 7},
+            "synonym",
+        ),
+        ("get_issue", spec({"issue_number": {"type": "integer"}}), {"issue": 7}, {"issue_number": 7}, "partial"),
+        ("get_range", spec({"start_date": STRING}), {"start": "2024-01-01"}, {"start_date": "2024-01-01"}, "partial"),
+        ("forecast", spec({"city": STRING}), {"cityName": "Oslo"}, {"city": "Oslo"}, "partial"),
+        ("git_status", GIT, {"path": "/repo"}, {"repo_path": "/repo"}, "path"),
+        ("getStories", spec({"type": STRING}), {"story_type": "top"}, {"type": "top"}, "context"),
+    ],
+)
+def test_more_renames_that_keep_the_value(
+    tool: str, definition: dict[str, Any], passed: dict[str, Any], forwarded: dict[str, Any], how: str
+) -> None:
+    result = check(tool, definition, passed)
+    assert result.arguments == forwarded, result.problems
+    assert how in {r.how for r in result.renames}
+
+
+@pytest.mark.parametrize(
+    ("tool", "definition", "passed", "problem"),
+    [
+        # A file's path read as the repository's would reset the whole repository.
+        ("git_reset", GIT, {"path": "src/a.py"}, "'path' is not a parameter of git_reset"),
+        # A path where two path parameters are declared: which one, the name cannot say.
+        ("copy", spec({"source_path": STRING, "destination_path": STRING}), {"path": "/a"}, "'path' is not"),
+        # A qualifier is never dropped from the passed name: `travel_mode` may not be the `mode` meant.
+        ("directions", spec({"mode": STRING}), {"travel_mode": "driving"}, "'travel_mode' is not a parameter"),
+        # Nor `id` onto one of two identifiers, even the one of the tool's own thing.
+        (
+            "do_get_object",
+            spec({"namespaceId": STRING, "objectId": STRING}),
+            {"namespaceId": "n", "id": "user-42"},
+            "'id' is not a parameter",
+        ),
+    ],
+)
+def test_more_guesses_that_are_refused(
+    tool: str, definition: dict[str, Any], passed: dict[str, Any], problem: str
+) -> None:
+    result = check(tool, definition, passed)
+    assert result.refused
+    assert any(problem in line for line in result.problems), result.problems

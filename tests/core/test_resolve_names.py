@@ -11,6 +11,7 @@ from mcpmanager.core.config import ToolSettings
 from mcpmanager.core.discovery import Discovery
 from mcpmanager.core.resolve.messages import miss_text
 from mcpmanager.core.resolve.names import NameResolver, Resolution
+from mcpmanager.core.resolve.resolver import Resolver
 from mcpmanager.core.search.index import SearchIndex
 
 
@@ -177,3 +178,107 @@ def test_no_false_resolution_across_a_large_catalogue() -> None:
     assert resolved(names, "getItem_17") == ("s17:get_item_17", "normalized")
     assert resolved(names, "s17_get_item") == (None, None)  # which of 200 servers' get_item? none named so
     assert isinstance(names.resolve("get_item"), Resolution)
+
+
+def schema(*params: str) -> dict[str, Any]:
+    return {"type": "object", "properties": {p: {"type": "string"} for p in params}, "required": list(params)}
+
+
+# Near-equal tools the way real servers have them (hackernews, weather, wuwa-mcp, sitemap, yahoo-finance
+# beside yfmcp, bing beside duckduckgo): which one a short or wordier name means, it cannot say.
+SIBLINGS = {
+    "hackernews": [
+        tool("getStoryWithComments", "Get a story with its comments", inputSchema=schema("id")),
+        tool("getComments", "Get comments for a story", inputSchema=schema("storyId")),
+        tool("getStory", "Get a story", inputSchema=schema("id")),
+    ],
+    "weather": [
+        tool("get_weather", "Current weather at coordinates", inputSchema=schema("latitude", "longitude")),
+        tool("get_weather_by_city", "Current weather in a city", inputSchema=schema("city")),
+    ],
+    "wiki": [
+        tool("get_character_info", "A character's details"),
+        tool("get_character_profile", "A character's profile"),
+    ],
+    "sitemap": [tool("get_sitemap_tree"), tool("get_sitemap_pages"), tool("get_sitemap_stats")],
+    "yahoo-finance": [tool("get_historical_stock_prices")],
+    "yfmcp": [tool("get_price_history")],
+    "bing-cn": [tool("bing_search", "必应搜索")],
+    "duckduckgo-search": [tool("duckduckgo_web_search", "Search the web with DuckDuckGo")],
+    "jira": [tool("jira_search_fields"), tool("jira_search", inputSchema=schema("jql", "fields"))],
+}
+
+
+@pytest.fixture(scope="module")
+def siblings() -> NameResolver:
+    built = Catalogue()
+    built.load(SIBLINGS)
+    built.configure(list(SIBLINGS), {})
+    return NameResolver(built.tools(), Discovery(built, SearchIndex()).search_names)
+
+
+@pytest.mark.parametrize(
+    ("called", "candidates", "why"),
+    [
+        ("get_story_comments", {"getStoryWithComments", "getComments"}, "getComments(storyId) says the story"),
+        ("get_current_weather", {"get_weather", "get_weather_by_city"}, "by coordinates or by city"),
+        ("get_character_details", {"get_character_info", "get_character_profile"}, "details is info or profile"),
+        ("get_historical_prices", {"get_historical_stock_prices", "get_price_history"}, "historical = history"),
+        ("web_search", {"duckduckgo_web_search", "bing_search"}, "bing is a web search engine"),
+    ],
+)
+def test_near_equal_siblings_are_ambiguous(siblings: NameResolver, called: str, candidates: set[str], why: str) -> None:
+    result = siblings.resolve(called)
+    assert result.tool is None, why
+    assert candidates <= {t.name for t in result.ambiguous} | set(result.suggestions[:3]), why
+
+
+def test_a_verb_like_last_word_is_the_thing_a_tool_is_about(siblings: NameResolver) -> None:
+    # `stats` could be a verb, but at the end of `get_sitemap_stats` it is a thing, as `tree` is.
+    result = siblings.resolve("get_sitemap")
+    assert result.tool is None
+    assert {"get_sitemap_tree", "get_sitemap_pages", "get_sitemap_stats"} <= set(result.suggestions)
+
+
+def test_siblings_rules_leave_clear_names_alone(siblings: NameResolver) -> None:
+    assert resolved(siblings, "getStoryWithComment") == ("hackernews:getStoryWithComments", "normalized")
+    assert resolved(siblings, "get_wether") == ("weather:get_weather", "fuzzy")
+    assert resolved(siblings, "get_weathr_by_city") == ("weather:get_weather_by_city", "fuzzy")
+    # A parameter does not stand in for the thing a call is about: `jira_search(fields)` is not it.
+    assert resolved(siblings, "search_fields_jira") == ("jira:jira_search_fields", "normalized")
+    assert resolved(siblings, "jira_search_field") == ("jira:jira_search_fields", "normalized")
+    # The brand named, the engine is chosen: `web` is only one way, `bing` is not `web`.
+    assert resolved(siblings, "bing_web_search") == ("bing-cn:bing_search", "fuzzy")
+    assert resolved(siblings, "duckduckgo_search") == ("duckduckgo-search:duckduckgo_web_search", "fuzzy")
+
+
+def test_arguments_settle_a_name_only_when_one_candidate_takes_them() -> None:
+    servers = {
+        "weather": SIBLINGS["weather"],
+        "sqlite": [
+            tool("read_query", inputSchema=schema("query")),
+            tool("write_query", inputSchema=schema("query")),
+        ],
+        "tmp": [tool("cleanup", inputSchema=schema("path"), annotations=DESTRUCTIVE)],
+        "logs": [tool("cleanup", inputSchema={"type": "object", "properties": {"days": {"type": "integer"}}})],
+    }
+    built = Catalogue()
+    built.load(servers)
+    built.configure(list(servers), {})
+    resolver = Resolver(built)
+
+    by_city = resolver.plan("get_current_weather", {"city": "Oslo"})
+    assert by_city.tool is not None and by_city.tool.name == "get_weather_by_city"
+    assert by_city.resolution.how == "arguments" and by_city.arguments == {"city": "Oslo"}
+    by_place = resolver.plan("get_current_weather", {"latitude": "60", "longitude": "11"})
+    assert by_place.tool is not None and by_place.tool.name == "get_weather"
+    # Nothing either takes as it is, or no arguments at all: still ambiguous.
+    assert resolver.plan("get_current_weather", {"town": "Oslo"}).error is not None
+    assert resolver.plan("get_current_weather", None).tool is None
+    # Both take `query`: the arguments settle nothing (the safety rules must not settle it either).
+    query = resolver.plan("sqlite_query", {"query": "select 1"})
+    assert query.tool is None and query.error is not None and query.error.startswith("Ambiguous tool name")
+    # One candidate takes them, but it destroys: only its exact exposed name calls it.
+    assert resolver.plan("cleanup", {"path": "/"}).tool is None
+    logs = resolver.plan("cleanup", {"days": 3})
+    assert logs.tool is not None and logs.tool.key == "logs:cleanup" and logs.arguments == {"days": 3}

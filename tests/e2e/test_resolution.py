@@ -57,6 +57,16 @@ TOOLS = [
         "description": "Replace a file's content.",
         "inputSchema": schema({"path": STRING, "content": STRING}, "path", "content"),
     },
+    {
+        "name": "get_weather",
+        "description": "Current weather at a place given by coordinates.",
+        "inputSchema": schema({"latitude": NUMBER, "longitude": NUMBER}, "latitude", "longitude"),
+    },
+    {
+        "name": "get_weather_by_city",
+        "description": "Current weather in a city.",
+        "inputSchema": schema({"city": STRING}, "city"),
+    },
 ]
 SQLITE = [  # as mcp-server-sqlite names them
     {"name": "read_query", "description": "Run a SELECT.", "inputSchema": schema({"query": STRING}, "query")},
@@ -72,6 +82,8 @@ REPAIRED = [
     ("mcp__gh__search_code", {"q": "def main", "max_results": 3}, {"query": "def main", "limit": 3}),
     ("fetch_issue", {"owner": "o", "repo": "r", "issueNumber": 7}, {"owner": "o", "repo": "r", "issue_number": 7}),
     ("DeleteIssue", {"owner": "o", "repo": "r", "issue_number": 1}, {"owner": "o", "repo": "r", "issue_number": 1}),
+    # Ambiguous by name (by coordinates or by city), settled by the arguments only one tool takes.
+    ("get_current_weather", {"city": "Oslo"}, {"city": "Oslo"}),
 ]
 # (name as called, arguments) → the start of the error a model reads; nothing reaches the server.
 REFUSED = [
@@ -82,6 +94,7 @@ REFUSED = [
     ("edit_file", {"path": "/a", "content": "x", "append": True}, "Not called: the arguments for 'edit_file'"),
     ("get_issue", {"owner": "o", "repo": "r", "issue_number": "4"}, "Not called: the arguments for 'get_issue'"),
     ("send_email", {"to": "a@b.c"}, "Unknown tool 'send_email'."),
+    ("get_current_weather", {"town": "Oslo"}, "Ambiguous tool name 'get_current_weather': it may be get_weather [gh]"),
 ]
 
 
@@ -154,6 +167,7 @@ async def test_wrong_names_and_arguments_through_serve(setup: Path, home: Path, 
         ("search_code", REPAIRED[3][2]),
         ("get_issue", REPAIRED[4][2]),
         ("delete_issue", REPAIRED[5][2]),
+        ("get_weather_by_city", REPAIRED[6][2]),
     ]
     assert received(home, "other") == [] and received(home, "sqlite") == []
 
@@ -173,6 +187,7 @@ async def test_the_activity_log_records_how_each_call_was_resolved(setup: Path, 
             await client.call_tool("remove_issue", {"owner": "o", "repo": "r", "issue_number": 1})
             await client.call_tool("call_tool", {"tool_name": "edit_file", "arguments": {"path": "/a"}})
             await client.call_tool("get_issue", {"owner": "o", "repo": "r", "issue_number": 9})
+            await client.call_tool("get_current_weather", {"latitude": 60, "longitude": 11})
         records = engine.proxy.activity.records()
         summary = [(r.called, r.via, r.exposed, r.how, r.renames, r.outcome) for r in records]
         renamed = (("repository", "repo"), ("issue_title", "title"))
@@ -181,6 +196,7 @@ async def test_the_activity_log_records_how_each_call_was_resolved(setup: Path, 
             ("remove_issue", "direct", None, None, (), "unknown"),
             ("edit_file", "call_tool", "edit_file", "exact", (), "refused"),
             ("get_issue", "direct", "get_issue", "exact", (), "ok"),
+            ("get_current_weather", "direct", "get_weather", "arguments", (), "ok"),
         ]
         assert records[1].detail is not None and records[1].detail.startswith("Unknown tool 'remove_issue'.")
         assert records[2].detail == (

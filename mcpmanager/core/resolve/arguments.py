@@ -24,6 +24,7 @@ import jsonschema
 import jsonschema.exceptions
 import jsonschema.protocols
 
+from mcpmanager.core.resolve.actions import is_destructive
 from mcpmanager.core.resolve.names import close_names
 from mcpmanager.core.resolve.param_names import map_name
 from mcpmanager.core.resolve.words import words
@@ -76,10 +77,11 @@ class ArgumentChecker:
         unknown = [k for k in passed if k not in properties]
         free = [p for p in properties if p not in passed]
         tool_words = frozenset(words(name))
+        destructive = is_destructive(tool_words, spec)
         renames: list[Rename] = []
         problems: list[str] = []
         for argument in unknown:
-            match = map_name(argument, list(properties), free, aliases or {}, tool_words)
+            match = map_name(argument, list(properties), free, aliases or {}, tool_words, destructive)
             if match.declared is not None and match.how is not None:
                 renames.append(Rename(argument, match.declared, match.how))
             elif match.options:
@@ -100,6 +102,20 @@ class ArgumentChecker:
         by_passed = {r.passed: r.declared for r in renames}
         repaired = {by_passed.get(k, k): v for k, v in passed.items()}
         return self._validated(key, schema, repaired, tuple(renames))
+
+    def fits(self, key: str, spec: Mapping[str, Any], arguments: Mapping[str, Any]) -> bool:
+        """Whether the tool takes these arguments exactly as they are: every name declared (by a
+        schema that lists its parameters) and the schema satisfied."""
+        schema = spec.get("inputSchema")
+        if not isinstance(schema, dict):
+            return False
+        properties = schema.get("properties")
+        if not isinstance(properties, dict) or not properties or _open(schema):
+            return False  # a tool that takes any names says nothing about these
+        if any(name not in properties for name in arguments):
+            return False
+        validator = self._validator(key, schema)
+        return validator is not None and not any(True for _ in validator.iter_errors(dict(arguments)))
 
     def _validated(
         self, key: str, schema: Any, arguments: dict[str, Any], renames: tuple[Rename, ...]

@@ -30,7 +30,16 @@ from dataclasses import dataclass
 
 from mcpmanager.core.catalogue import CatalogueTool
 from mcpmanager.core.resolve.actions import Action, action_of, is_destructive, is_verb, same_operation
-from mcpmanager.core.resolve.similarity import GENERIC_TAILS, TYPO, Match, NameShape, Vocabulary, word_similarity
+from mcpmanager.core.resolve.similarity import (
+    GENERIC_TAILS,
+    TYPO,
+    Match,
+    NameShape,
+    Vocabulary,
+    param_words,
+    thing_of,
+    word_similarity,
+)
 from mcpmanager.core.resolve.words import (
     NOISE_WORDS,
     bag_key,
@@ -53,6 +62,7 @@ GENERIC = 3  # a word in this many tools' names says too little alone (see the s
 SUGGESTIONS = 5
 _SEPARATORS = re.compile(r"__|[:/.]|_|-")
 _RRF = 3  # rank fusion constant: small, so the first places of each list dominate
+_LOOKUPS = frozenset({"by", "using", "via"})  # `get_weather_by_city`: the same thing, found another way
 
 Search = Callable[[str, int], list[str]]  # (query, limit) → exposed names, best first
 
@@ -73,7 +83,7 @@ _EXPANSIONS = _expansions()
 class Resolution:
     called: str
     tool: CatalogueTool | None
-    how: str | None  # exact, alias, namespaced, original, normalized, fuzzy
+    how: str | None  # exact, alias, namespaced, original, normalized, fuzzy, arguments
     suggestions: tuple[str, ...] = ()  # exposed names, best first
     ambiguous: tuple[CatalogueTool, ...] = ()  # equally good matches: why nothing was chosen
     withheld: CatalogueTool | None = None  # the clear best match, not taken for safety
@@ -115,19 +125,26 @@ class NameResolver:
                 self._server_forms[form].add(tool.server)
         counts: dict[str, int] = defaultdict(int)  # in how many tools' names each word is
         firsts: dict[tuple[str, str], int] = defaultdict(int)
+        self._params: dict[str, frozenset[str]] = {}
+        self._of_server: dict[str, list[CatalogueTool]] = defaultdict(list)
         for tool in self.tools:
+            self._of_server[tool.server].append(tool)
             parts = words(tool.name)
             self._parts[tool.key] = parts
+            schema = tool.spec.get("inputSchema")
+            properties = schema.get("properties") if isinstance(schema, dict) else None
+            self._params[tool.key] = param_words(properties if isinstance(properties, dict) else ())
             for word in set(parts):
                 counts[word] += 1
             if len(parts) > 1:
                 firsts[(parts[0], tool.server)] += 1
-        # Words that name a server: its names, and the first word of several of its tools' names
-        # (`kubectl_*`, `jira_*`, `browser_*`): a call saying one is about that server, and a tool's
-        # name may leave it out (`take_screenshot` for `browser_take_screenshot`).
+        # Words that name a server: its names, the first word of several of its tools' names
+        # (`kubectl_*`, `jira_*`, `browser_*`), and the first word of its own name that its tools
+        # start with (`bing_search` of `bing-cn-mcp`): a call saying one is about that server, and a
+        # tool's name may leave it out (`take_screenshot` for `browser_take_screenshot`).
         self._brands: dict[str, set[str]] = defaultdict(set)
         for (word, server), count in firsts.items():
-            if count >= GENERIC and not is_verb(word):
+            if (count >= GENERIC or word == words(server)[0]) and not is_verb(word):
                 self._brands[word].add(server)
         for tool in self.tools:
             parts = self._parts[tool.key]
@@ -275,8 +292,24 @@ class NameResolver:
         self, reach: list[_Scored], scored: list[_Scored], spelled: CatalogueTool | None
     ) -> list[CatalogueTool]:
         best_match, best, best_words = reach[0]
+        # The best's siblings as their parameters may explain them (`getComments(storyId)` beside
+        # `getStoryWithComments` for `get_story_comments`): one server's tools are made around each
+        # other, and a name that leaves out what its parameter says is no worse a guess.
+        thing = thing_of([w for w in best_words if w not in self._brands])
+        explained = [
+            (m.explained_by(self._params[t.key], thing) if t.server == best.server else m, t, w) for m, t, w in scored
+        ]
+        # A tool of another server than the one the call names is no rival (`bing_web_search`).
+        others = [
+            e
+            for e in explained
+            if e[1] is not best
+            and e[0].steps <= MAX_STEPS
+            and e[0].score >= TIE_FLOOR
+            and not (e[0].contradicted and not best_match.contradicted)
+        ]
         # About as similar, or not worse in structure (see Match.dominates).
-        rivals = [t for m, t, _ in reach[1:] if best_match.score - m.score < MARGIN or not best_match.dominates(m)]
+        rivals = [t for m, t, _ in others if best_match.score - m.score < MARGIN or not best_match.dominates(m)]
         core = _core(best_words, best_match)
         verb = next((w for w in best_words if is_verb(w)), None)
         # Another server's tool about the same thing, at most one change further (two past a mere
@@ -291,7 +324,7 @@ class NameResolver:
         # In one server, two tools whose verbs both name the call's operation: `get_note` beside
         # `read_note` and `view_note`. (`update_note` is `edit_note`, not `write_note`.)
         if verb is not None and self._same_operation(verb, best):
-            for m, t, _ in reach[1:]:
+            for m, t, _ in others:
                 if t.server != best.server or t in rivals or not core <= m.sure:
                     continue
                 if not best_match.dominates(m) and self._same_operation(verb, t):
@@ -307,7 +340,29 @@ class NameResolver:
                     continue
                 if m.steps <= MAX_STEPS + 1 and (verb is None or self._same_operation(verb, t)):
                     rivals.append(t)
+        ours = self._parts[best.key]
+        for t in self._siblings(best):
+            theirs = self._parts[t.key]
+            # The call says more than the best name (`get_current_weather` → `get_weather`), and the
+            # server looks the same thing up another way (`get_weather_by_city`): which way, the name
+            # cannot say (the call's arguments may: see Resolver.plan).
+            lookup = len(theirs) > len(ours) + 1 and theirs[: len(ours)] == ours and theirs[len(ours)] in _LOOKUPS
+            if lookup and any(not is_verb(w) for w in best_match.left) and t not in rivals:
+                rivals.append(t)
+            # A word that only says what form the result takes, matched by a mere synonym
+            # (`get_character_details` → `_info`), does not tell apart tools that differ only in it
+            # (`get_character_profile`).
+            tail = best_words[-1] if best_words else ""
+            weak = tail not in best_match.sure and tail not in best_match.left and not is_verb(tail)
+            differ_in_tail = len(theirs) == len(ours) and theirs[:-1] == ours[:-1]
+            if tail in GENERIC_TAILS and weak and differ_in_tail and t not in rivals:
+                rivals.append(t)
         return rivals
+
+    def _siblings(self, best: CatalogueTool) -> list[CatalogueTool]:
+        """The other tools of the best's server that do the same kind of thing."""
+        theirs = action_of(self._parts[best.key])
+        return [t for t in self._of_server[best.server] if t is not best and action_of(self._parts[t.key]) == theirs]
 
     def _same_operation(self, verb: str, tool: CatalogueTool) -> bool:
         theirs = next((w for w in self._parts[tool.key] if is_verb(w)), None)
@@ -317,9 +372,16 @@ class NameResolver:
         """The name leaves words of the call unexplained (`list_kv_namespaces` → `kv_list`): then the
         search over the call's words, descriptions included, must agree on the best tool."""
         found = self._search(" ".join(called), 1) if self._search is not None else []
-        if found and found[0] != best.exposed and found[0] in self._exposed:
-            return [self._exposed[found[0]]]
-        return []
+        if not found or found[0] == best.exposed or found[0] not in self._exposed:
+            return []
+        other = self._exposed[found[0]]
+        if any(other.server not in self._brands[w] for w in called if w in self._brands):
+            return []  # the call names another server than the search's pick (`bing_web_search`)
+        return [other]
+
+    def unsafe(self, called: str, tool: CatalogueTool) -> str | None:
+        """Why a call by this name must not land on `tool` unless named exactly (see `_unsafe`)."""
+        return self._unsafe(words(called), tool)
 
     def _unsafe(self, called: tuple[str, ...], tool: CatalogueTool) -> str | None:
         """Why a guess must not land on `tool`, or None when it may."""

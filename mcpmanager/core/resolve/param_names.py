@@ -8,16 +8,22 @@ Tiers, most certain first; the first tier with any candidate decides, and it mus
 3. `context` — the same once the tool's own words are left out (`issue_title` → `title` on
    `create_issue`, and back);
 4. `synonym` — a common synonym (`q`, `question`, `search_term` → `query`; `file_path` → `path`;
-   `dir` → `directory`; `max_results` → `limit`; `src` → `source`; `db` → `database`);
+   `dir` → `directory`; `max_results` → `limit`; `src` → `source`; `db` → `database`; `status` →
+   `state`), or one word of a name so replaced, direction kept (`from_timezone` → `source_timezone`,
+   `pr_number` → `pull_number`);
 5. `abbreviation` — the same words, some cut short (`old_str` → `old_string`, `max_len` → `max_length`);
 6. `id` — an identifier for the tool's one identifier parameter (`id` → `issue_id`; a bare `id`
-   maps nowhere on a tool with several), or the thing named by its id (`customer_id` →
-   `customer`; not `channel` → `channel_id`: a model's `channel` may hold a name);
+   maps nowhere on a tool with several, even beside the tool's own thing's: `objectId` beside
+   `namespaceId`), or the thing named by its id (`customer_id` → `customer`; not `channel` →
+   `channel_id`: a model's `channel` may hold a name);
 7. `partial` — the words of one parameter's name, and of no other declared one, when what the
-   parameter's name adds is only a generic word (`repo` → `repo_path`, `file` → `file_path`) or the
-   tool's own (`path` → `file_path` on `read_file`). Never a qualifier: `run` is not `dry_run`,
-   `delete` not `soft_delete`, `recursive` not `non_recursive`; and never a bare identifier
-   (`id` → `parent_id` could widen what a call touches).
+   parameter's name adds is only a generic word (`repo` → `repo_path`, `issue` → `issue_number`,
+   `start` → `start_date`) or the tool's own (`path` → `file_path` on `read_file`), or when the
+   passed name adds a word that keeps the value the same (`cityName` → `city`). Never a qualifier:
+   `run` is not `dry_run`, `delete` not `soft_delete`, `recursive` not `non_recursive`; and never a
+   bare identifier (`id` → `parent_id` could widen what a call touches);
+8. `path` — a bare `path` for the tool's one path parameter (`repo_path` on `git_status`), except on
+   tools that can destroy data (a file's path taken for the repository's widens `git_reset`).
 
 Only parameters declared and not passed are targets. The value is never looked at here: the repaired
 arguments are validated against the schema afterwards, so `path` renamed onto an array `paths` with
@@ -29,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from mcpmanager.core.resolve.words import fold, number_key, words
+from mcpmanager.core.resolve.words import fold, number_key, singular, words
 
 # Groups of argument names that mean the same in any tool. Written as words; compared folded.
 _GROUPS: tuple[tuple[str, ...], ...] = (
@@ -72,12 +78,27 @@ _GROUPS: tuple[tuple[str, ...], ...] = (
     ("pid", "process_id"),
     ("latitude", "lat"),
     ("longitude", "lng", "lon"),
+    ("state", "status"),
+    ("namespace", "ns"),
+    ("symbol", "ticker", "ticker_symbol", "stock_symbol"),
 )
+# Words that mean the same inside a name (`from_timezone` is `source_timezone`): direction kept.
+_WORD_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("from", "source", "src", "origin"),
+    ("to", "target", "dest", "dst", "destination"),
+    ("pr", "pull"),
+)
+_WORD_OF = {word: group[0] for group in _WORD_GROUPS for word in group}
 _GROUP_OF = {fold(name): number for number, group in enumerate(_GROUPS) for name in group}
 _ID_WORDS = frozenset({"id", "ids", "identifier", "uid", "uuid"})
 # What a parameter's name may add to a passed name for `partial`: words that say what form the value
 # takes, not what the call does.
-_GENERIC_PARTS = frozenset({"path", "name", "text", "value", "string", "str", "url", "uri", "list", "key", "data"})
+_GENERIC_PARTS = frozenset(
+    {"path", "name", "text", "value", "string", "str", "url", "uri", "list", "key", "data", "date", "time", "number"}
+)
+# What a passed name may add to a parameter's and still carry the same value (`cityName` → `city`).
+_SAME_VALUE_TAILS = frozenset({"name", "text", "value", "string", "str"})
+_PATH_WORDS = frozenset({"path", "dir", "directory", "folder"})
 
 
 @dataclass(frozen=True)
@@ -93,11 +114,14 @@ def map_name(
     free: Sequence[str],
     aliases: Mapping[str, str],
     tool_words: frozenset[str],
+    destructive: bool = False,
 ) -> ParamMatch:
-    """The parameter among `free` (declared, not passed) that `passed` means."""
+    """The parameter among `free` (declared, not passed) that `passed` means. `tool_words`: the words
+    of the tool's name; `destructive`: whether the tool can destroy data (no widening guesses then)."""
     alias = aliases.get(passed)
     if alias is not None:
         return ParamMatch(alias, "alias") if alias in free else ParamMatch(None, None)
+    tool_words = tool_words | {singular(w) for w in tool_words}
     if set(words(passed)) <= _ID_WORDS:
         # A bare `id` means the tool's identifier only when the tool has exactly one.
         ids = [name for name in declared if words(name) and words(name)[-1] in _ID_WORDS]
@@ -115,11 +139,19 @@ def map_name(
             return ParamMatch(found[0], how)
         if found:
             return ParamMatch(None, how, tuple(found))
-    found = [name for name in declared if _part_of(passed, name, tool_words)]
+    found = [
+        name for name in declared if _part_of(passed, name, tool_words) or _part_of(name, passed, _SAME_VALUE_TAILS)
+    ]
     if len(found) == 1 and found[0] in free:
         return ParamMatch(found[0], "partial")
     if len(found) > 1:
         return ParamMatch(None, "partial", tuple(name for name in found if name in free))
+    if passed == "path" and not destructive:
+        # The tool's one path (`repo_path` on `git_status`). Not on a tool that destroys: a file's
+        # path read as the repository's would widen what `git_reset` touches.
+        paths = [name for name in declared if words(name) and singular(words(name)[-1]) in _PATH_WORDS]
+        if len(paths) == 1 and paths[0] in free:
+            return ParamMatch(paths[0], "path")
     return ParamMatch(None, None)
 
 
@@ -148,7 +180,14 @@ def _part_of(a: str, b: str, tool_words: frozenset[str]) -> bool:
 
 def _synonyms(a: str, b: str) -> bool:
     group = _GROUP_OF.get(fold(a))
-    return group is not None and group == _GROUP_OF.get(fold(b))
+    if group is not None and group == _GROUP_OF.get(fold(b)):
+        return True
+    ours, theirs = words(a), words(b)
+    return len(ours) > 1 and ours != theirs and _canonical(ours) == _canonical(theirs)
+
+
+def _canonical(parts: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(_WORD_OF.get(w, w) for w in parts)
 
 
 def _abbreviated(a: str, b: str) -> bool:

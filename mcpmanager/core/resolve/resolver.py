@@ -56,6 +56,17 @@ class Resolver:
             return Resolution(called, tool, "exact")
         return self.names().resolve(called)
 
+    def _settled_by_arguments(self, resolution: Resolution, arguments: Mapping[str, Any]) -> Resolution:
+        """An ambiguous name whose arguments only one candidate takes as they are: `get_current_weather`
+        with `{"city": …}` is `get_weather_by_city`, not `get_weather(latitude, longitude)`. Never a
+        tool that destroys or does another kind of thing than the name says."""
+        fitting = [t for t in resolution.ambiguous if self._arguments.fits(t.key, t.spec, arguments)]
+        # Unique among all the candidates first: `sqlite_query({"query": …})` fits `read_query` and
+        # `write_query` alike, and stays ambiguous whatever the safety rules would leave.
+        if len(fitting) != 1 or self.names().unsafe(resolution.called, fitting[0]) is not None:
+            return resolution
+        return Resolution(resolution.called, fitting[0], "arguments", ambiguous=resolution.ambiguous)
+
     def check_arguments(self, tool: CatalogueTool, arguments: Mapping[str, Any] | None) -> CheckedArguments:
         return self._arguments.check(tool.key, tool.name, tool.spec, arguments, tool.params)
 
@@ -64,6 +75,8 @@ class Resolver:
     ) -> CallPlan:
         """The whole decision; `check=False` stops after the name (arguments are then not looked at)."""
         resolution = self.resolve(called)
+        if resolution.tool is None and resolution.ambiguous and arguments is not None and check:
+            resolution = self._settled_by_arguments(resolution, arguments)
         tool = resolution.tool
         if tool is None:
             return CallPlan(resolution, None, miss_text(resolution))

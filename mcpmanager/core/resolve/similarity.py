@@ -16,6 +16,7 @@ miss costs about a millisecond on a catalogue of hundreds of tools.
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
 from collections import defaultdict
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from mcpmanager.core.resolve.actions import VERB_GROUPS, is_verb, related_readers, same_operation
-from mcpmanager.core.resolve.words import DIRECTION_WORDS, head_of
+from mcpmanager.core.resolve.words import DIRECTION_WORDS, head_of, singular, words
 from mcpmanager.core.search.stemmer import stem
 from mcpmanager.core.search.synonyms import BUILTIN_GROUPS
 
@@ -36,6 +37,7 @@ VERB_SYNONYM = 0.8
 NOUN_SYNONYM = 0.55
 WHOLE_TYPO = 0.9  # a whole name one edit away (`creatissue`)
 RELATED_VERB = 0.5  # neighbouring reading verbs (`get` and `list`): related, not the same
+KIND_OF = 0.8  # a brand of the kind the call names: `web` for `bing` (one way: `bing` is not `web`)
 VERB_WEIGHT = 1.0  # what a missing verb costs (see _word_score)
 STRONG = TYPO  # a word matched at least this surely counts in a match's structure
 # Changes each kind of word match counts as (at most MAX_STEPS in a resolution; see names.py).
@@ -47,6 +49,15 @@ _SCOPE = frozenset({"batch", "bulk", "multiple", "many"})
 # Fillers: present or absent, they do not change which tool is meant.
 _FILLERS = frozenset({"a", "an", "the", "my", "of", "for", "in", "on", "at", "by", "with", "all", "this"})
 FILLER_WEIGHT = 0.2
+
+
+# Brands that are what a generic word names: a call for a `web_search` is answered by `bing_search`.
+_KINDS = {
+    "web": frozenset(
+        {"google", "bing", "duckduckgo", "ddg", "brave", "exa", "tavily", "serper", "serpapi", "searxng"}
+        | {"searx", "kagi", "baidu", "yandex", "perplexity", "jina", "you"}
+    ),
+}
 
 
 def _synonym_sets() -> dict[str, frozenset[str]]:
@@ -83,6 +94,17 @@ def distance(a: str, b: str, limit: int) -> int:
     return previous[-1]
 
 
+_DERIVED = ("ical", "ics", "ic", "ies", "y", "al")  # `historical`/`history`, `statistics`/`statistical`
+
+
+def _root(word: str) -> str:
+    """A word without the endings that turn a noun into an adjective or back: `histor`, `statist`."""
+    for ending in _DERIVED:
+        if word.endswith(ending) and len(word) - len(ending) >= 4:
+            return word[: -len(ending)]
+    return word
+
+
 def _typo_limit(length: int) -> int:
     """Edits a word of this length may be away and still be a typo of it (`isue`, `stauts`)."""
     return 0 if length < 5 else 1 if length < 10 else 2
@@ -96,7 +118,7 @@ def word_similarity(a: str, b: str) -> float:
     if a.isdigit() or b.isdigit():
         return 0.0
     sa, sb = stem(a), stem(b)
-    if sa == sb:
+    if sa == sb or (len(a) >= 6 and len(b) >= 6 and a[:4] == b[:4] and _root(a) == _root(b)):
         return SAME_STEM
     short, long = (a, b) if len(a) < len(b) else (b, a)
     if len(short) >= 4 and long.startswith(short) and len(short) >= 0.4 * len(long):
@@ -107,6 +129,8 @@ def word_similarity(a: str, b: str) -> float:
         return VERB_SYNONYM if is_verb(a) and is_verb(b) else NOUN_SYNONYM
     if related_readers(a, b):
         return RELATED_VERB
+    if b in _KINDS.get(a, ()):
+        return KIND_OF
     limit = _typo_limit(max(len(a), len(b))) if min(len(a), len(b)) >= 4 else 0
     # Each edit changes at most two letters of the letter sets: a cheap test before the distance.
     edits = distance(a, b, limit) if limit and len(set(a) ^ set(b)) <= 2 * limit else limit + 1
@@ -237,7 +261,8 @@ class Vocabulary:
                 return Match(0.0, math.inf)
         unmatched = [w for i, w in enumerate(called) if i not in used_called and w not in _FILLERS]
         missing_at = [j for j in range(shape.optional, len(shape.parts)) if j not in used_target]
-        missing = [shape.parts[j] for j in missing_at if shape.parts[j] not in _FILLERS]
+        missing_at = [j for j in missing_at if shape.parts[j] not in _FILLERS]
+        missing = [shape.parts[j] for j in missing_at]
         steps += len(unmatched) + len(missing)
         contradicted = sum(1 for w in unmatched if w in foreign)
         steps += contradicted  # the call names another server: a contradiction, on top of a word
@@ -247,15 +272,15 @@ class Vocabulary:
         if ours > 0 and ours not in used_called and called[ours] not in GENERIC_TAILS:
             steps += 1.0  # the thing the call asks about has no counterpart (`get_pull_request_diff`)
         at = head_of(shape.parts)
-        head = shape.parts[at]
-        if at in missing_at and not is_verb(head) and head not in GENERIC_TAILS:
+        if at in missing_at and not _verb_at(shape.parts, at, at) and shape.parts[at] not in GENERIC_TAILS:
             steps += 1.0  # the thing the tool is about (`jira_get_sprint_issues`): a guess beyond a word
         # A verb the call lacks weighs the same whatever the verb: how common `get` or `upload` is
         # among the catalogue's names says nothing about which one the model meant.
         total = sum(self.weight(w) for w in called)
-        total += sum(VERB_WEIGHT if is_verb(w) else self.weight(w) for w in missing)
+        total += sum(VERB_WEIGHT if _verb_at(shape.parts, j, at) else self.weight(shape.parts[j]) for j in missing_at)
         structure = (len(sure), len(order), len(missing), len(unmatched))
-        return Match(matched / total if total else 0.0, steps, structure, frozenset(sure), contradicted > 0)
+        score = matched / total if total else 0.0
+        return Match(score, steps, structure, frozenset(sure), contradicted > 0, tuple(unmatched))
 
 
 @dataclass(frozen=True)
@@ -267,6 +292,23 @@ class Match:
     structure: tuple[int, int, int, int] = (0, 0, 0, 0)
     sure: frozenset[str] = frozenset()  # the called words matched surely
     contradicted: bool = False  # the call names another server than this tool's
+    left: tuple[str, ...] = ()  # the called words the name leaves unexplained (fillers aside)
+
+    def explained_by(self, named: frozenset[str], thing: str | None) -> Match:
+        """This match if the called words a tool's parameters name counted as matched: the call
+        `get_story_comments` says of `getComments(storyId)` what its name leaves out. The thing the
+        call is about and its verb must be in the name: `jira_search(fields)` is not
+        `jira_search_field`, `copy_page(new_title)` not `new_page`."""
+        found = [w for w in self.left if w != thing and not is_verb(w) and _named(w, named)]
+        if not found:
+            return self
+        sure, matched, missing, unmatched = self.structure
+        structure = (sure + len(found), matched + len(found), missing, unmatched - len(found))
+        left = tuple(w for w in self.left if w not in found)
+        # The score stays the name's: only the structure, which says what is explained, changes.
+        return dataclasses.replace(
+            self, steps=self.steps - len(found), structure=structure, sure=self.sure | set(found), left=left
+        )
 
     def dominates(self, other: Match) -> bool:
         """At least as good in every part of the structure and better in one: otherwise the two are
@@ -274,6 +316,31 @@ class Match:
         ours, theirs = self.structure, other.structure
         at_least = ours[0] >= theirs[0] and ours[1] >= theirs[1] and ours[2] <= theirs[2] and ours[3] <= theirs[3]
         return at_least and ours != theirs
+
+
+def _verb_at(parts: Sequence[str], at: int, head: int) -> bool:
+    """Whether the word at `at` of a name is its verb: past the first word, the word that names
+    what the tool is about (`head`) is a thing even when it could be a verb (`get_sitemap_stats`)."""
+    return is_verb(parts[at]) and (at == 0 or at != head)
+
+
+def thing_of(called: Sequence[str]) -> str | None:
+    """The word naming what a call is about: its head, or the last word before a verb that ends it
+    (`table_create`: `table`)."""
+    at = head_of(list(called))
+    while at > 0 and is_verb(called[at]):
+        at -= 1
+    return called[at] if at >= 0 and not is_verb(called[at]) else None
+
+
+def _named(word: str, named: frozenset[str]) -> bool:
+    return singular(word) in named or _root(singular(word)) in named
+
+
+def param_words(names: Iterable[str]) -> frozenset[str]:
+    """The words of a tool's parameter names, singular, and their roots (`storyId` → story, id)."""
+    found = {singular(w) for name in names for w in words(name)}
+    return frozenset(found | {_root(w) for w in found})
 
 
 def _whole_score(folded: str, shape: NameShape) -> Match:
