@@ -26,6 +26,26 @@ _CACHE_VERSION = 1
 
 
 @dataclass(frozen=True)
+class ToolEntry:
+    """One tool of an enabled server as a manager lists it: disabled tools included (to re-enable)."""
+
+    server: str
+    name: str
+    exposed: str | None  # None while the tool is disabled
+    spec: ToolDict
+    settings: ToolSettings
+    cached: bool  # its server has not listed it in this run yet (from the disk cache)
+
+    @property
+    def key(self) -> str:
+        return f"{self.server}:{self.name}"
+
+    @property
+    def description(self) -> str:
+        return str(self.spec.get("description") or "")
+
+
+@dataclass(frozen=True)
 class CatalogueTool:
     server: str
     name: str  # the server's own name for it
@@ -71,6 +91,19 @@ class Catalogue:
 
     def find(self, server: str, name: str) -> CatalogueTool | None:
         return next((t for t in self._tools if t.server == server and t.name == name), None)
+
+    def entries(self) -> list[ToolEntry]:
+        """Every tool of every enabled server, in config order, enabled or not."""
+        exposed = {(t.server, t.name): t.exposed for t in self._tools}
+        found = []
+        for server in self._servers:
+            for spec in self._server_tools.get(server) or []:
+                name = str(spec.get("name", ""))
+                if name:
+                    settings = self._settings.get(f"{server}:{name}") or ToolSettings()
+                    cached = server in self._from_cache
+                    found.append(ToolEntry(server, name, exposed.get((server, name)), spec, settings, cached))
+        return found
 
     def server_tools(self, server: str) -> list[ToolDict] | None:
         return self._server_tools.get(server)

@@ -115,6 +115,10 @@ class Config:
             raise KeyError(name)
         return self._changed(servers={k: v for k, v in self.servers.items() if k != name})
 
+    def with_servers(self, servers: dict[str, ServerConfig], tools: dict[str, ToolSettings]) -> Config:
+        """Every server and tool setting at once (a rename moves a server's settings with it)."""
+        return self._changed(servers=dict(servers), tools=dict(tools))
+
     def with_tool_settings(self, key: str, settings: ToolSettings) -> Config:
         if not _is_tool_key(key):
             raise ValueError(f"tool settings key must be 'server:tool', got {key!r}")

@@ -41,7 +41,14 @@ class ConfigRejected:
     reason: str
 
 
-EngineEvent = DownstreamEvent | CatalogueChanged | ConfigRejected | CallRecord  # a call began or moved on
+@dataclass(frozen=True)
+class ConfigApplied:
+    """A changed config is in effect: servers may have come, gone or been replaced."""
+
+    servers: tuple[str, ...]
+
+
+EngineEvent = DownstreamEvent | CatalogueChanged | ConfigRejected | ConfigApplied | CallRecord
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
@@ -66,6 +73,7 @@ class Engine:
         self._refresh_pending = False
         self._advertise_pending = False
         self._started = time.time()
+        self._applying = asyncio.Lock()
         self.catalogue.subscribe(self._catalogue_changed)
         self.proxy.activity.subscribe(self._emit)
 
@@ -92,7 +100,12 @@ class Engine:
 
     async def apply_config(self, config: Config) -> None:
         """Take a changed config while running: start, stop or restart only the servers that changed,
-        and re-expose tools when tool settings changed (clients are notified if what they see moved)."""
+        and re-expose tools when tool settings changed (clients are notified if what they see moved).
+        One change at a time: the file watcher also sees what the window saved."""
+        async with self._applying:
+            await self._apply_config(config)
+
+    async def _apply_config(self, config: Config) -> None:
         old = self.config
         self.config = config
         for name in old.servers.keys() - config.servers.keys():
@@ -116,6 +129,7 @@ class Engine:
             self.proxy.discovery = Discovery(self.catalogue, SearchIndex(config.synonyms))
         self.catalogue.configure([s.name for s in config.servers.values() if not s.disabled], config.tools)
         self._advertise()
+        self._emit(ConfigApplied(tuple(config.servers)))
 
     async def watch_config(self, interval: float = 1.0) -> None:
         """Follow the config file: a valid change is applied, a broken one is reported and ignored."""

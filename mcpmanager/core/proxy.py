@@ -32,6 +32,7 @@ from mcpmanager.core.resolve.resolver import Resolver
 from mcpmanager.core.resolve.words import fold
 from mcpmanager.core.search.index import SearchIndex
 from mcpmanager.core.states import State
+from mcpmanager.core.tokens import tokens_of
 
 logger = logging.getLogger(__name__)
 
@@ -114,6 +115,22 @@ class Proxy:
                     logger.warning("skipping tool %s: invalid definition: %s", tool.key, exc)
             self._listed = (generation, listed)
         return self._listed[1]
+
+    def context_tokens(self) -> tuple[int, int]:
+        """(what a client's tools/list costs now, what it would cost with every tool listed)."""
+        listed = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in self.tool_list()]
+        if self.mode == "direct":
+            return (tokens_of(listed),) * 2
+        return tokens_of(listed), tokens_of([t.exposed_spec() for t in self.catalogue.tools()])
+
+    def clients(self) -> int:
+        """Clients connected now: HTTP sessions of the handshake era and modern clients listening
+        for changes (stdio serves one client). The SDK keeps both privately; read them defensively."""
+        count = 0
+        manager = getattr(self.server, "_session_manager", None)
+        count += len(getattr(manager, "_server_instances", ()) or ())
+        count += len(getattr(self.listen, "_streams", ()) or ())
+        return count
 
     def _input_schema(self, name: str) -> dict[str, Any] | None:
         tool = self.catalogue.get(name)

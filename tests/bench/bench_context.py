@@ -20,15 +20,11 @@ from typing import Any
 
 from mcpmanager.core.catalogue import Catalogue
 from mcpmanager.core.proxy import Proxy
+from mcpmanager.core.tokens import tokens_of
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS = ROOT.parent / "shared" / "bench-data"
 PUBLISHED = ROOT / ".cache" / "published" / "catalogue.json"
-
-
-def tokens_of(value: Any) -> int:
-    text = value if isinstance(value, str) else json.dumps(value)
-    return len(text.encode()) // 4
 
 
 def proxy_for(tools: list[dict[str, Any]], mode: str) -> Proxy:
