@@ -1,0 +1,155 @@
+"""Start the desktop manager: the engine in this process on Qt's event loop (qasync), serving clients
+over HTTP on 127.0.0.1 as `serve --http` does, the window, the tray, and one error funnel.
+
+With no config file it runs the bundled demo servers and the window offers to import the user's
+servers from their clients. A config that does not load is shown, not fatal: the engine starts
+with no servers and applies the file as soon as it loads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import logging.handlers
+import sys
+from pathlib import Path
+
+import qasync
+from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
+
+from mcpmanager.core.config import Config, ConfigError, load_config
+from mcpmanager.core.control import Control
+from mcpmanager.core.engine import Engine
+from mcpmanager.core.paths import Paths
+from mcpmanager.core.states import State
+from mcpmanager.core.tasks import spawn
+from mcpmanager.core.transports import PortUnavailable, serve_http
+from mcpmanager.gui import style
+from mcpmanager.gui.bridge import EngineBridge
+from mcpmanager.gui.context import GuiContext
+from mcpmanager.gui.errors import ErrorFunnel
+from mcpmanager.gui.main_window import MainWindow
+
+logger = logging.getLogger("mcpmanager.gui")
+LOG_BYTES = 1 << 20
+
+
+def run(config_file: Path | None = None) -> int:
+    """The `mcpmanager` command with no arguments."""
+    app = QApplication.instance() or QApplication(sys.argv)
+    assert isinstance(app, QApplication)
+    app.setApplicationName("mcpmanager")
+    app.setQuitOnLastWindowClosed(False)  # the tray keeps it alive; Quit ends it
+    app.setWindowIcon(style.app_icon())
+    paths = Paths.resolve(config_file=config_file)
+    paths.ensure()
+    _log_to_file(paths.log_dir / "mcpmanager.log")
+    funnel = ErrorFunnel()
+    funnel.install()
+    try:
+        qasync.run(Manager(paths, funnel).run())
+    finally:
+        funnel.uninstall()
+    return 0
+
+
+def _log_to_file(path: Path) -> None:
+    handler = logging.handlers.RotatingFileHandler(path, maxBytes=LOG_BYTES, backupCount=1, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.getLogger().addHandler(handler)
+
+
+def load_or_demo(paths: Paths, funnel: ErrorFunnel) -> tuple[Config, bool]:
+    """The user's config; the demo when there is none; nothing (and the reason shown) when broken."""
+    if not paths.config_file.exists():
+        from mcpmanager.demo import demo_config
+
+        return demo_config(paths), True
+    try:
+        return load_config(paths.config_file), False
+    except ConfigError as exc:
+        funnel.report(f"{exc} — running with no servers until the file loads; it is applied as soon as it does")
+        return Config(), False
+
+
+class Manager:
+    """The running app: engine, endpoint, window and tray, from start to Quit."""
+
+    def __init__(self, paths: Paths, funnel: ErrorFunnel) -> None:
+        self.paths = paths
+        self.funnel = funnel
+        self.quit = asyncio.Event()
+        self.tray: QSystemTrayIcon | None = None
+
+    async def run(self) -> None:
+        self.funnel.install(asyncio.get_running_loop())
+        config, demo = load_or_demo(self.paths, self.funnel)
+        engine = Engine(config, self.paths)
+        if demo:
+            engine.config_label = "bundled demo servers"
+        bridge = EngineBridge(engine)
+        ctx = GuiContext(engine, bridge, Control(engine), self.funnel, demo=demo)
+        window = MainWindow(ctx, has_tray=lambda: self.tray is not None and self.tray.isVisible())
+        window.quitRequested.connect(self.quit.set)
+        self._make_tray(ctx, window)
+        await engine.start()
+        window.status.refresh()
+        window.show()
+        tasks = [spawn(engine.watch_config(), name="watch config"), spawn(self._serve(ctx), name="serve http")]
+        try:
+            await self.quit.wait()
+        finally:
+            window.hide()
+            if self.tray is not None:
+                self.tray.hide()
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            bridge.close()
+            await engine.stop()  # every server's process group, by the stop ladder
+
+    async def _serve(self, ctx: GuiContext) -> None:
+        engine = ctx.engine
+
+        def listening(url: str) -> None:
+            engine.endpoint = url
+            engine.refresh_advertisement()
+            ctx.bridge.serversChanged.emit()  # the status bar shows the endpoint
+
+        try:
+            await serve_http(engine.proxy, engine.config.proxy.port, listening)
+        except* PortUnavailable as group:
+            self.funnel.report(f"Clients cannot connect: {group.exceptions[0]}")
+
+    def _make_tray(self, ctx: GuiContext, window: MainWindow) -> None:
+        if not QSystemTrayIcon.isSystemTrayAvailable():
+            return  # closing the window then quits: there would be no way back to it
+        tray = QSystemTrayIcon(style.tray_icon(None))
+        menu = QMenu()
+
+        def bring_back() -> None:
+            window.showNormal()
+            window.raise_()
+            window.activateWindow()
+
+        def activated(reason: QSystemTrayIcon.ActivationReason) -> None:
+            if reason == QSystemTrayIcon.ActivationReason.Trigger:
+                bring_back()
+
+        menu.addAction("Show mcpmanager", bring_back)
+        menu.addSeparator()
+        menu.addAction("Quit (stop every server)", self.quit.set)
+        tray.setContextMenu(menu)
+        tray.activated.connect(activated)
+
+        def recolour(*_: object) -> None:
+            states = [d.status.state for d in ctx.engine.downstreams.values() if d.status.state is not State.DISABLED]
+            worst = style.worst(states)
+            tray.setIcon(style.tray_icon(worst))
+            ready = sum(1 for s in states if s is State.READY)
+            tray.setToolTip(f"mcpmanager: {ready}/{len(states)} servers ready")
+
+        ctx.bridge.statusChanged.connect(recolour)
+        ctx.bridge.serversChanged.connect(recolour)
+        tray.show()
+        self.tray = tray

@@ -1,0 +1,110 @@
+"""The main window: pages on the left (servers, catalogue, try it, activity), the error bar and the
+first-run banner on top, the status bar below. Closing it keeps the engine running in the tray
+(when the desktop has one); Quit stops every server."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QSize, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from mcpmanager import __version__
+from mcpmanager.gui import style
+from mcpmanager.gui.activity_page import ActivityPage
+from mcpmanager.gui.catalogue_page import CataloguePage
+from mcpmanager.gui.context import GuiContext
+from mcpmanager.gui.error_bar import ErrorBar
+from mcpmanager.gui.first_run import FirstRunBanner
+from mcpmanager.gui.servers_page import ServersPage
+from mcpmanager.gui.status_bar import StatusBar
+from mcpmanager.gui.try_it_page import TryItPage
+
+
+class MainWindow(QMainWindow):
+    quitRequested = Signal()
+
+    def __init__(self, ctx: GuiContext, has_tray: Callable[[], bool] = lambda: False) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self._has_tray = has_tray
+        self.setWindowTitle("mcpmanager")
+        self.setWindowIcon(style.app_icon())
+        self.resize(1180, 760)
+
+        self.servers = ServersPage(ctx)
+        self.catalogue = CataloguePage(ctx)
+        self.try_it = TryItPage(ctx)
+        self.activity = ActivityPage(ctx)
+        self.pages = QStackedWidget()
+        self.nav = QListWidget()
+        self.nav.setObjectName("nav")
+        self.nav.setIconSize(QSize(18, 18))
+        self.nav.setFixedWidth(150)
+        for title, page in (
+            ("Servers", self.servers),
+            ("Catalogue", self.catalogue),
+            ("Try it", self.try_it),
+            ("Activity", self.activity),
+        ):
+            self.pages.addWidget(page)
+            QListWidgetItem(title, self.nav)
+        self.nav.currentRowChanged.connect(self.pages.setCurrentIndex)
+        self.nav.setCurrentRow(0)
+
+        self.error_bar = ErrorBar(ctx.errors)
+        self.first_run = FirstRunBanner(ctx)
+        right = QVBoxLayout()
+        right.setContentsMargins(0, 0, 0, 0)
+        right.setSpacing(0)
+        right.addWidget(self.error_bar)
+        right.addWidget(self.first_run)
+        right.addWidget(self.pages, 1)
+        body = QHBoxLayout()
+        body.setContentsMargins(0, 0, 0, 0)
+        body.setSpacing(0)
+        body.addWidget(self.nav)
+        body.addLayout(right, 1)
+        central = QWidget()
+        central.setLayout(body)
+        self.setCentralWidget(central)
+        self.status = StatusBar(ctx)
+        self.setStatusBar(self.status)
+        self._menus()
+
+    def show_page(self, page: QWidget) -> None:
+        self.nav.setCurrentRow(self.pages.indexOf(page))
+
+    def _menus(self) -> None:
+        file = self.menuBar().addMenu("&File")
+        quit_action = QAction("&Quit (stop every server)", self)
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.quitRequested.emit)
+        file.addAction(quit_action)
+        view = self.menuBar().addMenu("&View")
+        for row, title in enumerate(("&Servers", "&Catalogue", "&Try it", "&Activity")):
+            action = QAction(title, self)
+            action.setShortcut(QKeySequence(f"Ctrl+{row + 1}"))
+            action.triggered.connect(lambda _=False, r=row: self.nav.setCurrentRow(r))
+            view.addAction(action)
+        help_menu = self.menuBar().addMenu("&Help")
+        about = QAction(f"mcpmanager {__version__}", self)
+        about.setEnabled(False)
+        help_menu.addAction(about)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self._has_tray():
+            event.ignore()  # the engine goes on in the tray
+            self.hide()
+        else:
+            event.accept()  # nowhere to go on without a window: quit, stopping every server
+            self.quitRequested.emit()

@@ -1,0 +1,83 @@
+"""GUI tests: real widgets on the offscreen platform, on a qasync loop, in front of a real engine.
+
+Every test here is `async` and runs on a `qasync.QEventLoop` (pytest-asyncio's loop factory hook,
+picked per test item, so core and e2e tests keep their own loops). Inside, wait with `until()`
+(which sleeps on the loop, so both Qt and asyncio run), never with `qtbot.wait*`: a nested Qt loop
+inside a coroutine breaks qasync (TOOLCHAIN.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import qasync
+from PySide6.QtWidgets import QApplication
+
+from mcpmanager.core.config import load_config
+from mcpmanager.core.control import Control
+from mcpmanager.core.engine import Engine
+from mcpmanager.core.paths import Paths
+from mcpmanager.gui.bridge import EngineBridge
+from mcpmanager.gui.context import GuiContext
+from mcpmanager.gui.errors import ErrorFunnel
+from tests.e2e.support import FAST, fixture, write_config
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+__all__ = ["FAST", "fixture", "gui_context", "until"]
+
+
+def _app() -> QApplication:
+    app = QApplication.instance() or QApplication([])
+    assert isinstance(app, QApplication)
+    return app
+
+
+def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item) -> dict[str, Any]:
+    return {"qasync": lambda: qasync.QEventLoop(_app())}
+
+
+async def until(predicate: Callable[[], object], timeout: float = 20.0, interval: float = 0.02) -> None:
+    """Poll `predicate` while the loop (Qt and asyncio) runs; fail with its last value after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {predicate!r} (last: {value!r})")
+        await asyncio.sleep(interval)
+
+
+@asynccontextmanager
+async def gui_context(
+    folder: Path, servers: dict[str, Any], mode: str = "discovery", **sections: Any
+) -> AsyncIterator[GuiContext]:
+    """A real engine on a real config file with these servers (see tests.e2e.support.fixture), its
+    bridge, control and error funnel. Stops every server on the way out."""
+    sections.setdefault("supervisor", FAST)
+    path = write_config(folder, servers, **sections)
+    home = folder / "home"
+    paths = Paths.resolve(config_file=path, env={"MCPMANAGER_HOME": str(home)})
+    engine = Engine(load_config(path), paths, mode)  # type: ignore[arg-type]
+    bridge = EngineBridge(engine, interval_ms=20)
+    funnel = ErrorFunnel()
+    ctx = GuiContext(engine, bridge, Control(engine), funnel)
+    await engine.start()
+    try:
+        yield ctx
+    finally:
+        bridge.close()
+        await engine.stop()
+
+
+@pytest.fixture(scope="session")
+def qapp_args() -> list[str]:
+    return ["mcpmanager-tests"]

@@ -1,0 +1,21 @@
+"""The window comes up on a real engine and follows it (a first check of the harness)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytestqt.qtbot import QtBot
+
+from mcpmanager.core.states import State
+from mcpmanager.gui.main_window import MainWindow
+from tests.gui.conftest import fixture, gui_context, until
+
+
+async def test_the_window_follows_the_engine(tmp_path: Path, qtbot: QtBot) -> None:
+    async with gui_context(tmp_path, {"alpha": fixture("--name", "alpha")}) as ctx:
+        window = MainWindow(ctx)
+        qtbot.addWidget(window)
+        window.show()
+        await until(lambda: ctx.engine.downstreams["alpha"].status.state is State.READY)
+        await until(lambda: window.status.servers.text() == "Servers ready 1/1")
+        assert window.status.context.text().startswith("Resting context ")
