@@ -31,6 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mcpmanager", description="Manager and proxy for MCP servers.")
     parser.add_argument("--version", action="version", version=f"mcpmanager {__version__}")
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    parser.add_argument(
+        "--config", dest="gui_config", type=Path, help="config file for the window (default: the user's)"
+    )
     commands = parser.add_subparsers(dest="command")
 
     serve = commands.add_parser("serve", help="run the engine headless and serve clients")
@@ -177,10 +180,11 @@ def _format_engine(info: dict[str, Any]) -> str:
 
 
 def _default(args: argparse.Namespace) -> int:
-    """Until the desktop window lands: the engine over HTTP, on the demo servers if there is no config."""
-    paths = Paths.resolve()
-    demo = not paths.config_file.exists()
-    if demo:
-        print(f"mcpmanager: no config at {paths.config_file}; running the demo servers", file=sys.stderr)
-    serve_args = argparse.Namespace(config=None, stdio=False, http=True, port=None, mode=None, demo=demo)
-    return _serve(serve_args)
+    """The desktop manager, with the engine inside it (the bundled demo servers if there is no config)."""
+    if args.gui_config is not None and not args.gui_config.exists():
+        raise UsageError(f"config file not found: {args.gui_config}")
+    try:
+        from mcpmanager.gui.app import run
+    except ImportError as exc:  # Qt's system libraries missing: say which, and what still works
+        raise UsageError(f"the window cannot start ({exc}); `mcpmanager serve` runs without it") from exc
+    return run(args.gui_config)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -116,6 +116,37 @@ class Control:
                     (f"{server.name}:{k[len(prefix) :]}" if k.startswith(prefix) else k): v for k, v in tools.items()
                 }
             await self._commit(config.with_servers(servers, tools))
+
+    async def add_alias(self, key: str, alias: str) -> None:
+        """Give a tool one more alias, on top of those in the file now (not a stale copy of them)."""
+        async with self._lock:
+            config = self._current()
+            settings = config.tools.get(key, ToolSettings())
+            aliases = self._aliases(key, [*settings.aliases, alias])
+            await self._commit(config.with_tool_settings(key, replace(settings, aliases=aliases)))
+
+    async def import_servers(self, servers: Sequence[ServerConfig]) -> list[str]:
+        """Add servers read from a client's config; the names they got (a taken name gets `-2`, `-3`…).
+        With no config file yet (the demo), they start the user's config instead of joining the demo."""
+        async with self._lock:
+            config = self._current() if self.path.exists() else Config()
+            taken = set(config.servers)
+            added: list[str] = []
+            for server in servers:
+                name, number = server.name, 1
+                while name in taken:
+                    number += 1
+                    name = f"{server.name}-{number}"
+                taken.add(name)
+                config = config.with_server(replace(server, name=name))
+                added.append(name)
+            await self._commit(config)
+            return added
+
+    async def keep(self) -> None:
+        """Write the running config to the file (the demo's servers become the user's own)."""
+        async with self._lock:
+            await self._commit(self._current())
 
     async def remove_server(self, name: str) -> None:
         """Remove a server; its tool settings stay in the file for when it comes back."""

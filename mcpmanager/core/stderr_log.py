@@ -9,6 +9,7 @@ it passes its cap, so a flooding server costs bounded memory and disk.
 from __future__ import annotations
 
 import codecs
+import logging
 import re
 import time
 from collections import deque
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+logger = logging.getLogger(__name__)
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _MAX_LINE = 8192  # a line longer than this is cut: one runaway line must not eat the ring
@@ -83,7 +85,10 @@ class StderrLog:
         self.total_lines += len(batch)
         self._write(batch)
         for listener in list(self._listeners):
-            listener(batch)
+            try:
+                listener(batch)
+            except Exception:  # an observer's bug (a pane) must never stop this server's stderr reading
+                logger.exception("stderr listener failed")
 
     def tail(self, count: int = 10) -> list[str]:
         start = max(len(self.lines) - count, 0)

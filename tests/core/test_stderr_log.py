@@ -53,3 +53,18 @@ def test_a_huge_line_without_newline_is_cut_not_hoarded() -> None:
     log.feed(b"x" * 100_000)
     assert len(log.lines) == 1
     assert log.lines[0].text.endswith("…[cut]")
+
+
+def test_a_failing_listener_does_not_stop_the_others_or_the_log(tmp_path: Path) -> None:
+    log = StderrLog(tmp_path / "s.log")
+    seen: list[str] = []
+
+    def broken(batch: list[LogLine]) -> None:
+        raise RuntimeError("a pane's bug")
+
+    log.subscribe(broken)
+    log.subscribe(lambda batch: seen.extend(line.text for line in batch))
+    log.feed(b"one\ntwo\n")
+    log.close()
+    assert seen == ["one", "two"] and log.tail(2) == ["one", "two"]
+    assert (tmp_path / "s.log").read_text().count("\n") == 2

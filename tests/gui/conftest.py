@@ -37,11 +37,28 @@ __all__ = ["FAST", "fixture", "gui_context", "until"]
 def _app() -> QApplication:
     app = QApplication.instance() or QApplication([])
     assert isinstance(app, QApplication)
+    # As the app does (its tray keeps it alive): closing a test's only window must not quit the
+    # application, which would stop the qasync loop under the test.
+    app.setQuitOnLastWindowClosed(False)
     return app
 
 
+# Every test's event loop, kept until the session ends. qasync leaves cancelled timers registered
+# with Qt until they fire; a closed loop garbage-collected meanwhile (possibly on a worker thread:
+# saves run in `asyncio.to_thread`) leaves them pointing at freed memory, and the next one to fire
+# crashes the process (a segfault in QTimerInfoList::activateTimers, seen under gdb). Kept alive,
+# its timers fire later and qasync itself kills them.
+_LOOPS: list[qasync.QEventLoop] = []
+
+
+def _new_loop() -> qasync.QEventLoop:
+    loop = qasync.QEventLoop(_app())
+    _LOOPS.append(loop)
+    return loop
+
+
 def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item) -> dict[str, Any]:
-    return {"qasync": lambda: qasync.QEventLoop(_app())}
+    return {"qasync": _new_loop}
 
 
 async def until(predicate: Callable[[], object], timeout: float = 20.0, interval: float = 0.02) -> None:

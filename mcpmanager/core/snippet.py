@@ -1,0 +1,306 @@
+"""Servers from pasted JSON: whatever shape people copy out of a client's config or a README.
+
+Accepted, in this order of recognition:
+
+- a whole client file: `{"mcpServers": {…}}` (Claude Desktop, Cursor, Claude Code), `{"servers": {…}}`
+  (VS Code's mcp.json, entries may say `"type"`), `{"mcp": {"servers": {…}}}` (VS Code's settings.json);
+- one server as a bare entry `{"command": …}` or `{"url": …}`: it needs a name (the `name` argument);
+- a bare map of entries `{"github": {"command": …}}`;
+- any of these without the outer braces, as README fragments are copied (`"github": {…},`).
+
+The text may have comments and trailing commas (JSONC) and a Markdown code fence around it. Every
+entry is validated by `parse_config`, so the messages are the config file's own, with line and column
+in the pasted text. Nothing is dropped: a duplicate key or an entry that does not read is an error.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any, NoReturn
+
+from mcpmanager.core.config import ConfigError, ServerConfig, parse_config
+
+KeyPath = tuple[str | int, ...]
+SOURCE = "pasted text"
+# Where the server map of each known file shape sits.
+_SERVER_MAPS: tuple[KeyPath, ...] = (("mcpServers",), ("servers",), ("mcp", "servers"))
+_ENTRY_KEYS = ("command", "url", "type")
+_SHAPES = '{"mcpServers": {…}}, {"servers": {…}}, "name": {"command": …} or one server {"command": …}'
+_FENCE = re.compile(r"^[ \t]*(```|~~~)[\w+-]*[ \t]*$", re.MULTILINE)
+
+
+class SnippetError(ValueError):
+    """Pasted text that gives no servers; str() is one line a user can act on.
+
+    `needs_name` is set when the text is one valid-looking server without a name: parse it again
+    with `name=`.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        key: str = "",
+        line: int | None = None,
+        column: int | None = None,
+        needs_name: bool = False,
+    ) -> None:
+        self.reason, self.key, self.line, self.column, self.needs_name = reason, key, line, column, needs_name
+        where = SOURCE if line is None else f"{SOURCE}:{line}:{column}"
+        super().__init__(f"{where}: {key}: {reason}" if key else f"{where}: {reason}")
+
+
+def parse_snippet(text: str, name: str | None = None) -> list[ServerConfig]:
+    """The servers in `text`, in the order written; `name` names a pasted bare entry."""
+    raw = _FENCE.sub(lambda m: " " * len(m.group()), text)  # blanked, not cut: positions stay
+    if not raw.strip():
+        raise SnippetError("nothing to read: the pasted text is empty")
+    doc, clean, shift = _load(raw)
+    if not isinstance(doc, dict):
+        raise SnippetError(f"no servers found in the pasted text: expected {_SHAPES}, got {json_kind(doc)}")
+    found, duplicates = scan(clean)
+    maps = [path for path in _SERVER_MAPS if _has(doc, path)]
+    if maps:
+        servers: dict[str, tuple[KeyPath, ServerConfig]] = {}
+        for path in maps:
+            if not isinstance(_get(doc, path), dict):
+                _fail(
+                    raw, clean, shift, found, path, f"expected an object of servers, got {json_kind(_get(doc, path))}"
+                )
+            for server in _validate(raw, clean, shift, found, duplicates, path):
+                if server.name in servers:
+                    other = render(servers[server.name][0])
+                    _fail(raw, clean, shift, found, (*path, server.name), f"also defined in {other}", at_key=True)
+                servers[server.name] = (path, server)
+        if not servers:
+            where = " and ".join(render(path) for path in maps)
+            raise SnippetError(f"no servers found in the pasted text: its {where} is empty")
+        return [server for _, server in servers.values()]
+    if any(key in doc and not isinstance(doc[key], dict) for key in _ENTRY_KEYS):
+        if not name:
+            raise SnippetError(
+                'this is one server without a name: give it a name, or paste it as "name": {…}', needs_name=True
+            )
+        return _validate(raw, clean, shift, found, duplicates, (), name=name)
+    if any(isinstance(value, dict) for value in doc.values()):
+        return _validate(raw, clean, shift, found, duplicates, ())
+    keys = ", ".join(str(k) for k in list(doc)[:5]) or "none"
+    raise SnippetError(f"no servers found in the pasted text: expected {_SHAPES} (its keys: {keys})")
+
+
+def _load(raw: str) -> tuple[Any, str, int]:
+    """(document, cleaned text it was read from, offset of the pasted text inside that text)."""
+    clean = clean_jsonc(raw)
+    try:
+        return json.loads(clean), clean, 0
+    except json.JSONDecodeError as direct:
+        if not raw.lstrip().startswith('"'):
+            _syntax(raw, direct.msg, direct.pos)
+    except RecursionError:
+        raise SnippetError("invalid JSON: nested too deeply") from None
+    # A fragment copied without its braces: `"github": {…},`. The trailing comma is removed by the
+    # JSONC cleaning once the closing brace is there.
+    wrapped = clean_jsonc("{" + raw + "\n}")
+    try:
+        return json.loads(wrapped), wrapped, 1
+    except json.JSONDecodeError as exc:
+        _syntax(raw, exc.msg, min(max(exc.pos - 1, 0), len(raw)))
+    except RecursionError:
+        raise SnippetError("invalid JSON: nested too deeply") from None
+
+
+def _syntax(raw: str, message: str, offset: int) -> NoReturn:
+    line, column = line_column(raw, offset)
+    raise SnippetError(f"invalid JSON: {message}", line=line, column=column) from None
+
+
+def _validate(
+    raw: str,
+    clean: str,
+    shift: int,
+    found: dict[KeyPath, tuple[int, int]],
+    duplicates: list[KeyPath],
+    path: KeyPath,
+    name: str | None = None,
+) -> list[ServerConfig]:
+    """Read the server map (or, with `name`, the one entry) at `path` through `parse_config`.
+
+    The validated document is the pasted map's own text inside `{"mcpServers": …}`, so a position
+    parse_config reports maps back onto the pasted text.
+    """
+    for duplicate in duplicates:
+        if duplicate[: len(path)] == path:
+            what = f"server {duplicate[-1]!r}" if name is None and len(duplicate) == len(path) + 1 else "key"
+            reason = f"{what} appears twice; keep one (the paste would lose the other)"
+            _fail(raw, clean, shift, found, duplicate, reason, at_key=True)
+    start = found[path][1]
+    end = json.JSONDecoder().raw_decode(clean, start)[1]
+    head = '{"mcpServers": ' if name is None else '{"mcpServers": {' + json.dumps(name) + ": "
+    body = clean[start:end]
+    try:
+        config = parse_config(head + body + ("}" if name is None else "}}"), SOURCE)
+    except ConfigError as exc:
+        # `mcpServers…` in the error is `path…` in the pasted text (without the name we gave it).
+        rest = exc.key[len("mcpServers") :]
+        if name is not None:  # drop the name segment (`.name` or `["a name"]`): it was never pasted
+            rest = rest[len(render(("x", name))) - 1 :]
+        key = render(path) + rest if path else rest.removeprefix(".")
+        line = column = None
+        if exc.line is not None and exc.column is not None:
+            inside = _offset(head + body, exc.line, exc.column) - len(head)
+            if 0 <= inside < len(body):
+                line, column = line_column(raw, min(inside + start - shift, len(raw)))
+        raise SnippetError(exc.reason, key=key, line=line, column=column) from None
+    return list(config.servers.values())
+
+
+def _fail(
+    raw: str,
+    clean: str,
+    shift: int,
+    found: dict[KeyPath, tuple[int, int]],
+    path: KeyPath,
+    reason: str,
+    *,
+    at_key: bool = False,
+) -> NoReturn:
+    line = column = None
+    if path in found:
+        offset = found[path][0 if at_key else 1] - shift
+        line, column = line_column(raw, min(max(offset, 0), len(raw)))
+    raise SnippetError(reason, key=render(path), line=line, column=column)
+
+
+def _has(doc: dict[str, Any], path: KeyPath) -> bool:
+    value: Any = doc
+    for part in path:
+        if not isinstance(value, dict) or part not in value:
+            return False
+        value = value[part]
+    return True
+
+
+def _get(doc: dict[str, Any], path: KeyPath) -> Any:
+    value: Any = doc
+    for part in path:
+        value = value[part]
+    return value
+
+
+# Lenient JSON, shared with client_configs -----------------------------------------------------------
+
+
+def clean_jsonc(text: str) -> str:
+    """JSON with comments and trailing commas (VS Code's JSONC) → plain JSON at the same offsets.
+
+    Comments, trailing commas and a byte-order mark become spaces (newlines stay), so a line and
+    column json.loads reports are the ones in `text`.
+    """
+    out = list(text)
+    if out and out[0] == "\ufeff":
+        out[0] = " "
+    i, n, pending_comma = 0, len(text), -1
+    while i < n:
+        c = text[i]
+        if c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            pending_comma, i = -1, j + 1
+            continue
+        if c == "/" and i + 1 < n and text[i + 1] in "/*":
+            end = text.find("\n", i) if text[i + 1] == "/" else text.find("*/", i + 2)
+            end = n if end < 0 else (end if text[i + 1] == "/" else end + 2)
+            for k in range(i, end):
+                if out[k] != "\n":
+                    out[k] = " "
+            i = end
+            continue
+        if c in "}]" and pending_comma >= 0:
+            out[pending_comma] = " "
+        if c not in " \t\r\n":
+            pending_comma = i if c == "," else -1
+        i += 1
+    return "".join(out)
+
+
+def scan(text: str) -> tuple[dict[KeyPath, tuple[int, int]], list[KeyPath]]:
+    """(key offset, value offset) of every value in `text` (valid JSON) by key path, and the key paths
+    written more than once in one object (json.loads keeps the last: so does this)."""
+    found: dict[KeyPath, tuple[int, int]] = {}
+    duplicates: list[KeyPath] = []
+    decoder = json.JSONDecoder()
+
+    def skip(pos: int) -> int:
+        while pos < len(text) and text[pos] in " \t\n\r":
+            pos += 1
+        return pos
+
+    def value(pos: int, path: KeyPath, key_at: int) -> int:
+        found[path] = (key_at, pos)
+        if text[pos] not in "{[":
+            return int(decoder.raw_decode(text, pos)[1])
+        closing, index, seen = ("}" if text[pos] == "{" else "]"), 0, set[str]()
+        pos = skip(pos + 1)
+        while text[pos] != closing:
+            if closing == "}":
+                key, after = decoder.raw_decode(text, pos)
+                if key in seen:
+                    duplicates.append((*path, key))
+                seen.add(key)
+                pos = value(skip(skip(after) + 1), (*path, key), pos)  # skip the ':'
+            else:
+                pos = value(pos, (*path, index), pos)
+                index += 1
+            pos = skip(pos)
+            if text[pos] == ",":
+                pos = skip(pos + 1)
+        return pos + 1
+
+    try:
+        start = skip(0)
+        value(start, (), start)
+    except (ValueError, IndexError, RecursionError):
+        return {}, []
+    return found, duplicates
+
+
+def render(path: KeyPath) -> str:
+    """A key path as the config file's errors write it: `mcpServers.github.args[2]`, `projects["/x"]`."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z0-9_:-]+", part):
+            out += f".{part}" if out else part
+        else:
+            out += f"[{json.dumps(part, ensure_ascii=False)}]"
+    return out
+
+
+def line_column(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of `offset`, counted as the config file's errors count them."""
+    return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    lines: Iterator[int] = (i for i, c in enumerate(text) if c == "\n")
+    start = 0
+    for _ in range(line - 1):
+        start = next(lines, len(text)) + 1
+    return start + column - 1
+
+
+def json_kind(value: Any) -> str:
+    """The JSON type name, as the config file's errors say it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"

@@ -1,0 +1,153 @@
+"""One server in detail: its state and reason, command line, pid, uptime, restarts, last exit, the
+live stderr pane and its tools. Follows the server through restarts and config changes (a changed
+server is a new Downstream with a new log: the pane re-attaches)."""
+
+from __future__ import annotations
+
+import shlex
+import time
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QTabWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from mcpmanager.core.config import StdioServerConfig
+from mcpmanager.core.downstream import Downstream
+from mcpmanager.core.engine import Engine
+from mcpmanager.core.states import State
+from mcpmanager.gui import style
+from mcpmanager.gui.log_view import LogView
+from mcpmanager.gui.servers_model import state_text
+
+
+def command_line(downstream: Downstream) -> str:
+    config = downstream.config
+    if isinstance(config, StdioServerConfig):
+        return shlex.join([config.command, *config.args])
+    return f"{config.transport.upper()} {config.url}"
+
+
+def uptime(since: float | None, now: float) -> str:
+    if since is None:
+        return "—"
+    seconds = int(now - since)
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {seconds:02d} s"
+
+
+class ServerDetail(QWidget):
+    def __init__(self, engine: Engine) -> None:
+        super().__init__()
+        self.engine = engine
+        self.name: str | None = None
+        self._downstream: Downstream | None = None
+        self.light = QLabel()
+        self.title = QLabel()
+        self.title.setStyleSheet("font-size: 15px; font-weight: 600;")
+        self.state = QLabel()
+        self.state.setWordWrap(True)
+        self.state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        header = QHBoxLayout()
+        header.addWidget(self.light)
+        header.addWidget(self.title)
+        header.addStretch(1)
+
+        self.facts: dict[str, QLabel] = {}
+        form = QFormLayout()
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        for label in ("Command", "PID", "Uptime", "Restarts", "Last exit", "Protocol", "Log file"):
+            value = QLabel()
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            value.setWordWrap(True)
+            self.facts[label] = value
+            form.addRow(f"{label}:", value)
+        self.facts["Command"].setFont(style.monospace())
+
+        self.log_view = LogView()
+        self.tools = QTreeWidget()
+        self.tools.setHeaderLabels(["Tool", "Description"])
+        self.tools.setRootIsDecorated(False)
+        self.tools.setUniformRowHeights(True)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.log_view, "Stderr")
+        self.tabs.addTab(self.tools, "Tools")
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(header)
+        layout.addWidget(self.state)
+        layout.addLayout(form)
+        layout.addWidget(self.tabs, 1)
+        self._clock = QTimer(self)
+        self._clock.setInterval(1000)
+        self._clock.timeout.connect(self._tick)
+        self._clock.start()
+        self.show_server(None)
+
+    def show_server(self, name: str | None) -> None:
+        """Show `name` (None: nothing selected); also call it when that server may have changed."""
+        self.name = name
+        downstream = self.engine.downstreams.get(name) if name is not None else None
+        if downstream is not self._downstream:
+            self._downstream = downstream
+            if downstream is None:
+                self.log_view.attach(None)
+            else:
+                self.log_view.attach(downstream.log, downstream.log.path)
+        self.setEnabled(downstream is not None)
+        self.refresh()
+
+    def refresh(self) -> None:
+        downstream = self._downstream
+        if downstream is None:
+            self.title.setText(self.name or "No server selected")
+            self.state.setText("")
+            self.light.clear()
+            for value in self.facts.values():
+                value.setText("")
+            self.tools.clear()
+            return
+        status = downstream.status
+        self.light.setPixmap(style.light(status.state, 14).pixmap(14, 14))
+        self.title.setText(downstream.name)
+        self.state.setText(state_text(downstream))
+        self.facts["Command"].setText(command_line(downstream))
+        process = downstream.process
+        self.facts["PID"].setText(str(process.pid) if process is not None and process.pid else "—")
+        self.facts["Restarts"].setText(str(status.restarts))
+        self.facts["Last exit"].setText(downstream.last_exit or "—")
+        self.facts["Protocol"].setText(downstream.protocol_version or "—")
+        self.facts["Log file"].setText(str(downstream.log.path) if downstream.log.path else "—")
+        self._tick()
+        self._fill_tools(downstream)
+
+    def _tick(self) -> None:
+        downstream = self._downstream
+        if downstream is not None:
+            up = downstream.ready_since if downstream.status.state is State.READY else None
+            self.facts["Uptime"].setText(uptime(up, time.time()))
+
+    def _fill_tools(self, downstream: Downstream) -> None:
+        tools = (
+            downstream.tools if downstream.tools is not None else self.engine.catalogue.server_tools(downstream.name)
+        )
+        names = [str(t.get("name", "")) for t in tools or []]
+        items = (self.tools.topLevelItem(i) for i in range(self.tools.topLevelItemCount()))
+        shown = [item.text(0) for item in items if item is not None]
+        if names == shown:
+            return
+        self.tools.clear()
+        for tool in tools or []:
+            description = " ".join(str(tool.get("description") or "").split())
+            item = QTreeWidgetItem([str(tool.get("name", "")), description])
+            item.setToolTip(1, description)
+            self.tools.addTopLevelItem(item)
+        self.tools.resizeColumnToContents(0)
