@@ -53,7 +53,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from mcpmanager.core.config import ConfigError, ServerConfig, StdioServerConfig, parse_config
+from mcpmanager.core.config import SERVER_NAME, ConfigError, ServerConfig, StdioServerConfig, parse_config
 from mcpmanager.core.snippet import KeyPath, clean_jsonc, json_kind, line_column, render, scan
 
 # How a file keeps its servers: `mcpServers` (Claude Desktop, Cursor), VS Code's mcp.json and settings.json,
@@ -68,9 +68,6 @@ CLIENTS = {
     "claude-code": "Claude Code",
 }
 _VARIABLE = re.compile(r"\$\{([^}]*)\}")
-# Control's rule for server names (`Control.put_server` refuses others). Not imported from there:
-# control loads the engine and the mcp SDK (about a second), too much for reading a few files.
-SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 @dataclass(frozen=True)

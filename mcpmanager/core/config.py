@@ -34,6 +34,9 @@ _SERVER_TYPES = {
     "sse": "sse",
 }
 _TRANSPORT_KEYS = ("type", "command", "args", "env", "cwd", "url", "headers")
+# The names mcpmanager gives servers it adds (the window, imports): safe in exposed tool names
+# (`<server>__<tool>`), file names and menus. A config file may hold others; they are kept.
+SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 @dataclass(frozen=True)

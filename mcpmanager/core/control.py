@@ -15,11 +15,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from mcpmanager.core.config import Config, ConfigError, ServerConfig, ToolSettings, load_config, save_config
+from mcpmanager.core.config import (
+    SERVER_NAME,
+    Config,
+    ConfigError,
+    ServerConfig,
+    ToolSettings,
+    load_config,
+    save_config,
+)
 from mcpmanager.core.downstream import Downstream
 from mcpmanager.core.engine import Engine
 
-_SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _ALIAS = re.compile(r"^\S+$")
 
 
@@ -94,10 +101,7 @@ class Control:
     async def put_server(self, server: ServerConfig, replacing: str | None = None) -> None:
         """Add `server`, or replace the one named `replacing` in its place (a rename carries its
         tool settings along)."""
-        if not _SERVER_NAME.match(server.name):
-            raise ControlError(
-                f"server name {server.name!r}: use letters, digits, '-', '_' or '.', starting with a letter or digit"
-            )
+        _check_name(server.name)
         async with self._lock:
             config = self._current()
             if server.name != replacing and server.name in config.servers:
@@ -133,6 +137,7 @@ class Control:
             taken = set(config.servers)
             added: list[str] = []
             for server in servers:
+                _check_name(server.name)
                 name, number = server.name, 1
                 while name in taken:
                     number += 1
@@ -204,3 +209,10 @@ class Control:
         except OSError as exc:
             raise ControlError(f"cannot save {self.path}: {exc.strerror or exc}") from exc
         await self.engine.apply_config(config)
+
+
+def _check_name(name: str) -> None:
+    if not SERVER_NAME.match(name):
+        raise ControlError(
+            f"server name {name!r}: use letters, digits, '-', '_' or '.', starting with a letter or digit"
+        )

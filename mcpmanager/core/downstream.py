@@ -246,8 +246,8 @@ class Downstream:
             async def until_exit() -> None:
                 nonlocal outcome
                 process = self.process
-                if process is None:
-                    await anyio.sleep_forever()
+                if process is None:  # a remote server: the session ends it
+                    await anyio.Event().wait()  # not sleep_forever: see pyproject
                     return
                 await process.exited.wait()
                 outcome = self._exit_reason(process)

@@ -81,7 +81,7 @@ async def serve_http(
                     logger.info("listening on %s", url)
                     if on_listening is not None:
                         on_listening(url)
-                    await anyio.sleep_forever()
+                    await anyio.Event().wait()  # until cancelled (not sleep_forever: see pyproject)
                 finally:
                     server.should_exit = True  # stop accepting before the streams end
                     proxy.listen.close()  # modern listen streams; leaving the manager ends the sessions

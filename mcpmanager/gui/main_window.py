@@ -62,6 +62,9 @@ class MainWindow(QMainWindow):
         self.nav.setCurrentRow(0)
 
         self.error_bar = ErrorBar(ctx.errors)
+        ctx.bridge.configRejected.connect(
+            lambda reason: ctx.errors.report(f"Config change not applied (the running setup stays): {reason}")
+        )
         self.first_run = FirstRunBanner(ctx)
         right = QVBoxLayout()
         right.setContentsMargins(0, 0, 0, 0)

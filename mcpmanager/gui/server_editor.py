@@ -34,8 +34,8 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
-from mcpmanager.core.config import HttpServerConfig, HttpTransport, ServerConfig, StdioServerConfig
-from mcpmanager.core.control import _SERVER_NAME, ControlError
+from mcpmanager.core.config import SERVER_NAME, HttpServerConfig, HttpTransport, ServerConfig, StdioServerConfig
+from mcpmanager.core.control import ControlError
 from mcpmanager.core.snippet import SnippetError, parse_snippet
 from mcpmanager.gui.context import GuiContext
 
@@ -362,7 +362,7 @@ class ServerEditor(QWidget):
         name = self.name.text().strip()
         if not name:
             errors.append("Name: required")
-        elif not _SERVER_NAME.match(name):
+        elif not SERVER_NAME.match(name):
             errors.append("Name: use letters, digits, '-', '_' or '.', starting with a letter or digit")
         self._mark(self.name, bool(errors))
         disabled = self.disabled.isChecked()
@@ -492,7 +492,7 @@ class ServerEditor(QWidget):
 
     def _offer(self, servers: list[ServerConfig]) -> None:
         taken = set(self.ctx.engine.config.servers)
-        bad = [s.name for s in servers if not _SERVER_NAME.match(s.name)]
+        bad = [s.name for s in servers if not SERVER_NAME.match(s.name)]
         if bad:
             self._paste_says(
                 f"Rename {', '.join(repr(n) for n in bad)} in the pasted text: a name uses letters, digits, "

@@ -403,5 +403,5 @@ def test_unusable_names_get_unique_usable_ones(tmp_path: Path) -> None:
     assert len(config.problems) == 3
 
 
-def test_the_name_rule_is_controls() -> None:
-    assert SERVER_NAME.pattern == control._SERVER_NAME.pattern
+def test_imported_names_pass_the_rule_control_enforces() -> None:
+    assert SERVER_NAME is control.SERVER_NAME

@@ -1,0 +1,88 @@
+"""The first run: the demo servers run at once; the banner offers the user's clients' servers or to
+keep the demo; either choice writes the config file, and the engine follows it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from pytestqt.qtbot import QtBot
+
+from mcpmanager.core.control import Control
+from mcpmanager.core.engine import Engine
+from mcpmanager.core.paths import Paths
+from mcpmanager.core.states import State
+from mcpmanager.demo import demo_config
+from mcpmanager.gui.bridge import EngineBridge
+from mcpmanager.gui.context import GuiContext
+from mcpmanager.gui.errors import ErrorFunnel
+from mcpmanager.gui.first_run import FirstRunBanner
+from tests.gui.conftest import fixture, until
+
+
+@asynccontextmanager
+async def first_run(folder: Path) -> AsyncIterator[GuiContext]:
+    """As `mcpmanager` starts with no config file: the demo servers, nothing written yet."""
+    paths = Paths.resolve(env={"MCPMANAGER_HOME": str(folder / "home")})
+    assert not paths.config_file.exists()
+    engine = Engine(demo_config(paths), paths)
+    ctx = GuiContext(engine, EngineBridge(engine, interval_ms=20), Control(engine), ErrorFunnel(), demo=True)
+    await engine.start()
+    try:
+        yield ctx
+    finally:
+        ctx.bridge.close()
+        await engine.stop()
+
+
+def client_home(folder: Path, servers: dict[str, Any]) -> Path:
+    """A user's home where Claude Desktop (Linux layout) has these servers configured."""
+    home = folder / "user"
+    config = home / ".config" / "Claude" / "claude_desktop_config.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps({"mcpServers": servers, "globalShortcut": "Ctrl+Space"}))
+    return home
+
+
+async def test_importing_a_clients_servers_replaces_the_demo(tmp_path: Path, qtbot: QtBot) -> None:
+    home = client_home(tmp_path, {"weather": fixture("--name", "weather"), "notes": fixture("--name", "mine")})
+    async with first_run(tmp_path) as ctx:
+        await until(lambda: all(d.status.state is State.READY for d in ctx.engine.downstreams.values()), timeout=30)
+        assert set(ctx.engine.downstreams) == {"notes", "clock"}  # the demo runs before anything is chosen
+        banner = FirstRunBanner(ctx, home=home)
+        qtbot.addWidget(banner)
+        banner.show()
+        assert "demo servers (notes, clock)" in banner.message.text()
+        texts = [b.text() for b in banner.buttons]
+        assert texts == ["Import 2 servers from Claude Desktop", "Keep the demo servers"]
+        banner.buttons[0].click()
+        await until(lambda: not banner.isVisible())
+        written = json.loads(ctx.control.path.read_text())
+        assert list(written["mcpServers"]) == ["weather", "notes"]  # the user's own `notes`, not the demo's
+        assert written["mcpServers"]["notes"]["args"][-1] == "mine"
+        await until(lambda: set(ctx.engine.downstreams) == {"weather", "notes"})
+        await until(lambda: all(d.status.state is State.READY for d in ctx.engine.downstreams.values()), timeout=30)
+        assert not ctx.demo and ctx.engine.config_label == str(ctx.control.path)
+        assert not ctx.errors.problems
+
+
+async def test_keeping_the_demo_writes_it_and_no_clients_is_said(tmp_path: Path, qtbot: QtBot) -> None:
+    async with first_run(tmp_path) as ctx:
+        banner = FirstRunBanner(ctx, home=tmp_path / "empty-home")
+        qtbot.addWidget(banner)
+        assert "No Claude Desktop, Cursor, VS Code or Claude Code config was found" in banner.message.text()
+        assert [b.text() for b in banner.buttons] == ["Keep the demo servers"]
+        banner.buttons[0].click()
+        await until(lambda: ctx.control.path.exists() and not ctx.demo)
+        assert list(json.loads(ctx.control.path.read_text())["mcpServers"]) == ["notes", "clock"]
+
+
+async def test_no_banner_once_a_config_exists(tmp_path: Path, qtbot: QtBot) -> None:
+    async with first_run(tmp_path) as ctx:
+        ctx.demo = False
+        banner = FirstRunBanner(ctx, home=client_home(tmp_path, {"x": fixture()}))
+        qtbot.addWidget(banner)
+        assert banner.isHidden() and banner.buttons == []

@@ -1,0 +1,122 @@
+"""The window as a whole: what the status bar says (endpoint, connected clients, context, servers),
+errors from anywhere reach the error bar, a config that stops loading is shown, and closing the
+window either hides it to the tray or quits."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from pytestqt.qtbot import QtBot
+
+from mcpmanager.core.states import State
+from mcpmanager.core.tasks import spawn
+from mcpmanager.core.transports import serve_http
+from mcpmanager.gui.main_window import MainWindow
+from tests.gui.conftest import fixture, gui_context, until
+
+
+async def test_the_status_bar_tells_endpoint_clients_context_and_servers(tmp_path: Path, qtbot: QtBot) -> None:
+    servers = {"alpha": fixture("--name", "alpha"), "off": {**fixture(), "disabled": True}}
+    async with gui_context(tmp_path, servers) as ctx:
+        window = MainWindow(ctx)
+        qtbot.addWidget(window)
+        window.show()
+        await until(lambda: window.status.servers.text() == "Servers ready 1/1")  # disabled ones do not count
+        resting, direct = ctx.engine.proxy.context_tokens()
+        assert 0 < resting < direct
+        assert window.status.context.text() == (
+            f"Resting context {resting:,} tokens (direct exposure would be {direct:,})"
+        )
+        urls: list[str] = []
+
+        def listening(url: str) -> None:
+            ctx.engine.endpoint = url
+            urls.append(url)
+            ctx.bridge.serversChanged.emit()
+
+        serving = spawn(serve_http(ctx.engine.proxy, 0, listening), name="test http")
+        try:
+            await until(lambda: bool(urls))
+            await until(lambda: window.status.endpoint.text() == f"Endpoint: {urls[0]}")
+            assert window.status.clients.text() == "0 clients connected"
+            async with (
+                httpx2.AsyncClient() as http,
+                Client(streamable_http_client(urls[0], http_client=http), mode="legacy") as client,
+            ):
+                await client.list_tools()
+                await until(lambda: window.status.clients.text() == "1 client connected", timeout=5)
+            await until(lambda: window.status.clients.text() == "0 clients connected", timeout=5)
+        finally:
+            serving.cancel()
+            await asyncio.gather(serving, return_exceptions=True)
+
+
+async def test_errors_from_anywhere_reach_the_error_bar(tmp_path: Path, qtbot: QtBot) -> None:
+    async with gui_context(tmp_path, {"alpha": fixture("--name", "alpha")}) as ctx:
+        window = MainWindow(ctx)
+        qtbot.addWidget(window)
+        window.show()
+        loop = asyncio.get_running_loop()
+        previous = loop.get_exception_handler()
+        ctx.errors.install(loop)
+        try:
+
+            async def broken() -> None:
+                raise RuntimeError("a bug in a background task")
+
+            loop.call_soon(
+                lambda: loop.call_exception_handler({"message": "task failed", "exception": RuntimeError("boom")})
+            )
+            await until(lambda: window.error_bar.isVisible())
+            assert window.error_bar.message.text() == "task failed: RuntimeError: boom"
+            assert window.error_bar.details.isVisible()  # the traceback is one click away
+            window.error_bar.dismiss.click()
+            assert not window.error_bar.isVisible()
+            # A change the user asked for that is refused: said in words, not a traceback.
+            ctx.run(ctx.control.start("nowhere"), "start nowhere")
+            await until(lambda: window.error_bar.isVisible())
+            assert window.error_bar.message.text() == "Could not start nowhere: no server named 'nowhere' is running"
+            assert window.error_bar.count.text() == "(2 so far)"
+            del broken
+        finally:
+            ctx.errors.uninstall()
+            loop.set_exception_handler(previous)
+
+
+async def test_a_config_that_stops_loading_is_shown_and_the_setup_stays(tmp_path: Path, qtbot: QtBot) -> None:
+    async with gui_context(tmp_path, {"alpha": fixture("--name", "alpha")}) as ctx:
+        window = MainWindow(ctx)
+        qtbot.addWidget(window)
+        watching = spawn(ctx.engine.watch_config(interval=0.05), name="test watch")
+        try:
+            await until(lambda: ctx.engine.downstreams["alpha"].status.state is State.READY)
+            ctx.control.path.write_text('{"mcpServers": {"alpha": {"args": []}}}')
+            await until(lambda: bool(ctx.errors.problems))
+            title = ctx.errors.problems[-1].title
+            assert title.startswith("Config change not applied (the running setup stays): ")
+            assert "mcpServers.alpha" in title
+            assert ctx.engine.downstreams["alpha"].status.state is State.READY
+        finally:
+            watching.cancel()
+            await asyncio.gather(watching, return_exceptions=True)
+
+
+async def test_closing_hides_to_the_tray_or_quits_without_one(tmp_path: Path, qtbot: QtBot) -> None:
+    async with gui_context(tmp_path, {"alpha": fixture("--name", "alpha")}) as ctx:
+        tray = [True]
+        window = MainWindow(ctx, has_tray=lambda: tray[0])
+        qtbot.addWidget(window)
+        quits: list[bool] = []
+        window.quitRequested.connect(lambda: quits.append(True))
+        window.show()
+        window.close()
+        assert window.isHidden() and quits == []  # the engine goes on behind the tray icon
+        tray[0] = False
+        window.show()
+        window.close()
+        assert quits == [True]  # no tray: closing is quitting (there would be no way back)
+        assert ctx.engine.downstreams["alpha"].status.state is not State.STOPPED  # stopping is the app's job
