@@ -185,7 +185,10 @@ class Proxy:
         # Any catalogue tool is callable by name, also in discovery mode where it is not listed:
         # a model that found a tool and calls it directly should not be refused.
         plan = self.resolver.plan(called, arguments, via == "call_tool")
-        if plan.tool is None and await self._wait_for_starting():
+        # Nothing known answers the name: a server still starting may list it. (An ambiguous name or a
+        # withheld guess is answered already; waiting up to startingWait would only delay the answer.)
+        missed = plan.resolution.tool is None and not plan.resolution.ambiguous and plan.resolution.withheld is None
+        if missed and await self._wait_for_starting():
             plan = self.resolver.plan(called, arguments, via == "call_tool")  # its server may have just come up
         tool, checked, how = plan.tool, plan.checked, plan.resolution.how
         if tool is not None and checked is not None:

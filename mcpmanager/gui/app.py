@@ -12,10 +12,12 @@ import asyncio
 import gc
 import logging
 import logging.handlers
+import signal
 import sys
 from pathlib import Path
 
 import qasync
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
 from mcpmanager.core.config import Config, ConfigError, load_config
@@ -86,7 +88,9 @@ class Manager:
         self.ctx: GuiContext | None = None
 
     async def run(self) -> None:
-        self.funnel.install(asyncio.get_running_loop())
+        loop = asyncio.get_running_loop()
+        self.funnel.install(loop)
+        self._quit_on_signals(loop)
         config, demo = load_or_demo(self.paths, self.funnel)
         engine = Engine(config, self.paths)
         if demo:
@@ -117,6 +121,16 @@ class Manager:
             await asyncio.gather(*tasks, return_exceptions=True)
             bridge.close()
             await engine.stop()  # every server's process group, by the stop ladder
+
+    def _quit_on_signals(self, loop: asyncio.AbstractEventLoop) -> None:
+        """SIGTERM and Ctrl-C quit as the Quit action does: every server stopped by the ladder (their
+        grandchildren too), not left behind. Python runs signal handlers only between bytecodes, and
+        Qt's loop runs C++: a light timer lets it look in."""
+        for number in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(number, lambda *_: loop.call_soon_threadsafe(self.quit.set))
+        self._signal_poll = QTimer()
+        self._signal_poll.timeout.connect(lambda: None)
+        self._signal_poll.start(250)
 
     async def _serve(self, ctx: GuiContext) -> None:
         engine = ctx.engine

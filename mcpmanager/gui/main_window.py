@@ -50,6 +50,11 @@ class MainWindow(QMainWindow):
         self.nav.setObjectName("nav")
         self.nav.setIconSize(QSize(18, 18))
         self.nav.setFixedWidth(150)
+        self.nav.setStyleSheet(
+            "#nav { border: none; border-right: 1px solid #d0d7de; background: #f6f8fa; padding-top: 6px; }"
+            "#nav::item { padding: 7px 14px; border-radius: 6px; margin: 1px 6px; color: #1f2328; }"
+            "#nav::item:selected { background: #dbe9fb; color: #0a3069; font-weight: 600; }"
+        )
         for title, page in (
             ("Servers", self.servers),
             ("Catalogue", self.catalogue),

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import mcp_types as types
+from mcp import Client
 
 from mcpmanager.core.config import parse_config
 from mcpmanager.core.downstream import Downstream
@@ -187,3 +188,30 @@ async def test_slow_servers_start_concurrently(home: Path) -> None:
         assert {(t.server, t.name) for t in tools} == {(s, n) for s in names for n in BUILTINS}
         assert "s7__whoami" in {t.exposed for t in tools}
         assert text_of(await call(engine.downstreams["s7"], "whoami", {})).startswith("s7 ")
+
+
+async def test_only_a_name_nothing_answers_waits_for_a_starting_server(tmp_path: Path, home: Path) -> None:
+    """A server still starting (nothing cached) may list the called name: a plain miss waits for it.
+    An ambiguous name or a withheld guess is answered at once: a late server can only add candidates."""
+    extra = tmp_path / "late.json"
+    extra.write_text(json.dumps([{"name": "late_only", "description": "x", "inputSchema": {"type": "object"}}]))
+    destructive = tmp_path / "ready.json"
+    spec = {"name": "delete_record", "description": "x", "inputSchema": {"type": "object"}}
+    destructive.write_text(json.dumps([spec]))
+    servers = {
+        "a": fixture("--name", "a", "--tools-file", str(destructive)),
+        "b": fixture("--name", "b"),
+        "late": fixture("--name", "late", "--start-delay", "6", "--tools-file", str(extra)),
+    }
+    async with running(home, servers, startTimeout=60, startingWait=60) as engine:
+        await wait_for(lambda: state_of(engine, "a") is State.READY and state_of(engine, "b") is State.READY, 30)
+        assert state_of(engine, "late") is State.STARTING
+        async with Client(engine.proxy.server, mode="legacy", cache=None) as client:
+            ambiguous = await client.call_tool("whoami", {})  # on a and b: answered by what is up
+            assert ambiguous.is_error and text_of(ambiguous).startswith("Ambiguous tool name 'whoami'")
+            withheld = await client.call_tool("remove_record", {})
+            assert withheld.is_error and "The closest is delete_record, but it can destroy data" in text_of(withheld)
+            assert state_of(engine, "late") is State.STARTING  # neither waited for it
+            waited = await client.call_tool("late_only", {})  # only the late server has it
+            assert not waited.is_error, text_of(waited)
+            assert state_of(engine, "late") is State.READY

@@ -1,0 +1,159 @@
+"""Take the README's screenshots of the real app on a virtual X screen (Xvfb), the way a user sees it.
+
+    scripts/screenshots.sh            (starts Xvfb, runs this, writes docs/screenshots/*.png)
+
+Runs the same `Manager` as the `mcpmanager` command, on a config with servers in every state: the
+bundled demo servers and real published ones (ready, green), one that crashes at start with a message
+on stderr (red), one still starting (amber), one stopped and one disabled (grey). Then it uses the
+pages as a user would (select, toggle, type) and captures the screen with ImageMagick's `import`.
+Needs .cache/published (scripts/install-published-servers.sh) for the published servers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import qasync
+from mcp import Client
+from PySide6.QtWidgets import QApplication
+
+from mcpmanager.core.paths import Paths
+from mcpmanager.core.states import State
+from mcpmanager.core.tasks import spawn
+from mcpmanager.demo import demo_config
+from mcpmanager.gui.app import Manager
+from mcpmanager.gui.errors import ErrorFunnel
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "docs" / "screenshots"
+PUBLISHED = ROOT / ".cache" / "published" / "config.json"
+FIXTURE = ROOT / "tests" / "fixtures" / "servers" / "fixture_server.py"
+CRASHING = (
+    'echo "weather-mcp 0.4.1 starting" >&2; echo "loading settings from ~/.config/weather-mcp" >&2; '
+    'echo "Error: OPENWEATHER_API_KEY is not set; get one at openweathermap.org and put it in env" >&2; exit 1'
+)
+
+
+def make_config(home: Path) -> Path:
+    demo = demo_config(Paths.resolve(env={"MCPMANAGER_HOME": str(home)})).document["mcpServers"]
+    published = json.loads(PUBLISHED.read_text())["mcpServers"]
+    servers = {
+        **demo,
+        **{name: published[name] for name in ("time", "git", "filesystem", "memory", "fetch")},
+        "weather": {"command": "sh", "args": ["-c", CRASHING]},
+        "search-index": {
+            "command": sys.executable,
+            "args": [str(FIXTURE), "--name", "search-index", "--start-delay", "600"],
+            "startTimeout": 900,
+        },
+        "github": {**published["github"], "disabled": True},
+    }
+    config = home / "config.json"
+    document = {"mcpServers": servers, "supervisor": {"crashLimit": 3, "backoffInitial": 0.5}}
+    config.write_text(json.dumps(document, indent=2))
+    return config
+
+
+async def capture(name: str, window: object) -> None:
+    geometry = window.frameGeometry()  # type: ignore[attr-defined]
+    crop = f"{geometry.width()}x{geometry.height()}+{geometry.x()}+{geometry.y()}"
+    OUT.mkdir(parents=True, exist_ok=True)
+    grab = await asyncio.create_subprocess_exec("import", "-window", "root", "-crop", crop, str(OUT / name))
+    if await grab.wait() != 0:
+        raise SystemExit(f"import failed for {name}")
+    print(f"wrote {OUT / name}")
+
+
+async def settle(seconds: float = 0.8) -> None:
+    # Sleep on the loop so Qt repaints and the bridge flushes; never processEvents() in a coroutine
+    # (a nested loop under qasync: "Cannot enter into task ... while another task is being executed").
+    await asyncio.sleep(seconds)
+
+
+async def drive(manager: Manager) -> None:
+    try:
+        await manager.started.wait()
+        window, ctx = manager.window, manager.ctx
+        assert window is not None and ctx is not None
+        window.resize(1280, 800)
+        window.move(0, 0)
+        engine = ctx.engine
+
+        def state(name: str) -> State:
+            return engine.downstreams[name].status.state
+
+        ready = ("notes", "clock", "time", "git", "filesystem", "memory", "fetch")
+        for _ in range(600):
+            if all(state(n) is State.READY for n in ready) and state("weather") is State.FAILED:
+                break
+            await asyncio.sleep(0.1)
+        await ctx.control.stop("fetch")
+        async with Client(engine.proxy.server, mode="legacy", cache=None) as client:
+            for name, arguments in (
+                ("get_curent_time", {"tz": "Asia/Tokyo"}),
+                ("git.gitStatus", {"repo": str(ROOT / ".cache" / "published" / "sandbox" / "repo")}),
+                ("add_note", {"title": "Groceries", "text": "eggs, tea"}),
+                ("remove_note", {"title": "Groceries"}),
+                ("list_notes", {}),
+                ("read_file", {"path": "/etc/hostname"}),
+                ("convert_time", {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Europe/Paris"}),
+            ):
+                await client.call_tool("call_tool", {"tool_name": name, "arguments": arguments})
+        window.servers.select("weather")
+        await settle(1.5)
+        await capture("servers.png", window)
+
+        await ctx.control.set_tool("time:get_current_time", always_on=True)
+        await ctx.control.set_tool("git:git_status", always_on=True)
+        await ctx.control.set_tool("notes:list_notes", always_on=True)
+        window.show_page(window.catalogue)
+        await settle()
+        window.catalogue.select_key("git:git_status")
+        await settle()
+        await capture("catalogue.png", window)
+
+        window.show_page(window.try_it)
+        window.try_it.query.setText("show the unstaged changes in my repository")
+        window.try_it.search()
+        window.try_it.name.setText("GitHub.gitDiffUnstaged")
+        window.try_it.arguments.setPlainText('{\n  "repo": "~/projects/api",\n  "contextLines": 5\n}')
+        window.try_it.resolve()
+        await settle()
+        await capture("try-it.png", window)
+
+        window.show_page(window.activity)
+        repaired = next(r for r in engine.proxy.activity.records() if r.called == "git.gitStatus")
+        window.activity.select_call(repaired.id)  # "Make alias…" on a name that needed repair
+        await settle()
+        await capture("activity.png", window)
+    finally:
+        manager.quit.set()
+
+
+def main() -> int:
+    app = QApplication.instance() or QApplication(sys.argv)
+    assert isinstance(app, QApplication)
+    app.setQuitOnLastWindowClosed(False)
+    with tempfile.TemporaryDirectory(prefix="mcpmanager-shots-") as folder:
+        home = Path(folder)
+        paths = Paths.resolve(config_file=make_config(home), env={"MCPMANAGER_HOME": str(home)})
+        funnel = ErrorFunnel()
+        manager = Manager(paths, funnel)
+
+        async def run() -> None:
+            driver = spawn(drive(manager), name="screenshots")
+            await manager.run()
+            await driver
+
+        qasync.run(run())
+        if funnel.problems:
+            print("problems shown in the window:", *[p.title for p in funnel.problems], sep="\n  ")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The README's screenshots: the real app on a virtual X screen (Xvfb), captured with ImageMagick.
+# Needs xvfb, xauth and imagemagick (apt), and the published servers (scripts/install-published-servers.sh).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+for tool in Xvfb import; do
+  command -v "$tool" >/dev/null || { echo "screenshots: $tool is missing (apt-get install xvfb xauth imagemagick)" >&2; exit 2; }
+done
+display=:87
+Xvfb "$display" -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
+xvfb=$!
+trap 'kill "$xvfb" 2>/dev/null' EXIT
+sleep 1
+DISPLAY="$display" QT_QPA_PLATFORM=xcb .venv/bin/python scripts/screenshots.py
