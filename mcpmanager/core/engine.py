@@ -29,6 +29,7 @@ from mcpmanager.core.states import State
 from mcpmanager.core.tasks import spawn
 
 logger = logging.getLogger(__name__)
+CACHE_SAVE_DELAY = 0.5  # seconds: servers that come up together share one cache write
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ class Engine:
         self._advertise_pending = False
         self._started = time.time()
         self._applying = asyncio.Lock()
+        self._save_pending = False
         self.catalogue.subscribe(self._catalogue_changed)
         self.proxy.activity.subscribe(self._emit)
 
@@ -152,6 +154,7 @@ class Engine:
 
     async def stop(self) -> None:
         await asyncio.gather(*(d.stop() for d in self.downstreams.values()))
+        self.catalogue.write_cache(self.catalogue.cache_snapshot())  # the next start answers from it
         for downstream in self.downstreams.values():
             downstream.log.close()
         path = self.paths.runtime_dir / "engines" / f"{os.getpid()}.json"
@@ -170,9 +173,22 @@ class Engine:
 
     def _on_downstream(self, event: DownstreamEvent) -> None:
         if isinstance(event, ToolsChanged):
-            self.catalogue.set_tools(event.server, event.tools)
+            self.catalogue.set_tools(event.server, event.tools, save=False)
+            self._schedule_cache_save()
         self._schedule_advertise()  # the advertisement carries states and tool counts
         self._emit(event)
+
+    def _schedule_cache_save(self) -> None:
+        """One cache write for a burst of servers listing their tools, encoded and written off the
+        event loop (a window must not freeze while 27 servers come up)."""
+        if not self._save_pending:
+            self._save_pending = True
+            spawn(self._save_cache_soon(), name="catalogue cache")
+
+    async def _save_cache_soon(self) -> None:
+        await asyncio.sleep(CACHE_SAVE_DELAY)
+        self._save_pending = False
+        await asyncio.to_thread(self.catalogue.write_cache, self.catalogue.cache_snapshot())
 
     def _catalogue_changed(self) -> None:
         self._emit(CatalogueChanged(len(self.catalogue.tools())))

@@ -79,6 +79,7 @@ class Proxy:
         # session object of their latest request is how we reach it (one entry per connection).
         self._legacy_sessions: dict[int, ServerSession] = {}
         self._listed: tuple[int, list[types.Tool]] | None = None
+        self._tokens: tuple[tuple[int, str], tuple[int, int]] | None = None
         self.calls = 0
         self.activity = Activity()
         self.resolver = Resolver(catalogue, lambda query, limit: self.discovery.search_names(query, limit))
@@ -117,11 +118,16 @@ class Proxy:
         return self._listed[1]
 
     def context_tokens(self) -> tuple[int, int]:
-        """(what a client's tools/list costs now, what it would cost with every tool listed)."""
+        """(what a client's tools/list costs now, what it would cost with every tool listed); computed
+        once per catalogue change (encoding 500 tools costs tens of ms)."""
+        key = (self.catalogue.generation, self.mode)
+        if self._tokens is not None and self._tokens[0] == key:
+            return self._tokens[1]
         listed = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in self.tool_list()]
-        if self.mode == "direct":
-            return (tokens_of(listed),) * 2
-        return tokens_of(listed), tokens_of([t.exposed_spec() for t in self.catalogue.tools()])
+        resting = tokens_of(listed)
+        direct = resting if self.mode == "direct" else tokens_of([t.exposed_spec() for t in self.catalogue.tools()])
+        self._tokens = (key, (resting, direct))
+        return resting, direct
 
     def clients(self) -> int:
         """Clients connected now: HTTP sessions of the handshake era and modern clients listening

@@ -10,6 +10,7 @@ from mcpmanager.core.states import State
 from mcpmanager.gui.context import GuiContext
 
 CLIENTS_POLL_MS = 1000  # connections come and go without an engine event
+TOKENS_DELAY_MS = 300
 
 
 class StatusBar(QStatusBar):
@@ -27,9 +28,15 @@ class StatusBar(QStatusBar):
         self.addWidget(self.clients)
         self.addPermanentWidget(self.context)
         self.addPermanentWidget(self.servers)
-        ctx.bridge.statusChanged.connect(self.refresh)
-        ctx.bridge.catalogueChanged.connect(self.refresh)
+        ctx.bridge.statusChanged.connect(self._refresh_servers)
         ctx.bridge.serversChanged.connect(self.refresh)
+        # The context figures encode every tool: while servers come up one after another, once the
+        # catalogue has been quiet for a moment, not once per server.
+        self._tokens_timer = QTimer(self)
+        self._tokens_timer.setSingleShot(True)
+        self._tokens_timer.setInterval(TOKENS_DELAY_MS)
+        self._tokens_timer.timeout.connect(self._refresh_context)
+        ctx.bridge.catalogueChanged.connect(self._tokens_timer.start)
         self._timer = QTimer(self)
         self._timer.setInterval(CLIENTS_POLL_MS)
         self._timer.timeout.connect(self._refresh_clients)
@@ -37,18 +44,25 @@ class StatusBar(QStatusBar):
         self.refresh()
 
     def refresh(self, *_: object) -> None:
-        engine = self.ctx.engine
-        self.endpoint.setText(f"Endpoint: {engine.endpoint}")
-        resting, direct = engine.proxy.context_tokens()
-        if engine.proxy.mode == "discovery":
+        self.endpoint.setText(f"Endpoint: {self.ctx.engine.endpoint}")
+        self._refresh_context()
+        self._refresh_servers()
+        self._refresh_clients()
+
+    def _refresh_context(self) -> None:
+        proxy = self.ctx.engine.proxy
+        resting, direct = proxy.context_tokens()
+        if proxy.mode == "discovery":
             self.context.setText(f"Resting context {resting:,} tokens (direct exposure would be {direct:,})")
         else:
             self.context.setText(f"Direct mode: {direct:,} tokens of tools")
+
+    def _refresh_servers(self, *_: object) -> None:
+        engine = self.ctx.engine
         states = [d.status.state for d in engine.downstreams.values()]
         enabled = [s for s in states if s is not State.DISABLED]
         ready = sum(1 for s in enabled if s is State.READY)
         self.servers.setText(f"Servers ready {ready}/{len(enabled)}")
-        self._refresh_clients()
 
     def _refresh_clients(self) -> None:
         count = self.ctx.engine.proxy.clients()
