@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -179,10 +180,22 @@ def _format_engine(info: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _no_display() -> bool:
+    if sys.platform in ("win32", "darwin") or os.environ.get("QT_QPA_PLATFORM"):
+        return False  # a desktop always has one; an explicit platform (offscreen, vnc…) is the user's choice
+    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def _default(args: argparse.Namespace) -> int:
     """The desktop manager, with the engine inside it (the bundled demo servers if there is no config)."""
     if args.gui_config is not None and not args.gui_config.exists():
         raise UsageError(f"config file not found: {args.gui_config}")
+    if _no_display():
+        # Qt would abort the process with a core dump and a list of platform plugins.
+        raise UsageError(
+            "no display to show the window on (DISPLAY and WAYLAND_DISPLAY are unset); "
+            "`mcpmanager serve --http` runs the engine without it"
+        )
     try:
         from mcpmanager.gui.app import run
     except ImportError as exc:  # Qt's system libraries missing: say which, and what still works
