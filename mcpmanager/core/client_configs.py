@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mcpmanager.core.config import SERVER_NAME, ConfigError, ServerConfig, StdioServerConfig, parse_config
-from mcpmanager.core.snippet import KeyPath, clean_jsonc, json_kind, line_column, render, scan
+from mcpmanager.core.json_text import KeyPath, clean_jsonc, json_kind, line_column, render, scan
 
 # How a file keeps its servers: `mcpServers` (Claude Desktop, Cursor), VS Code's mcp.json and settings.json,
 # Claude Code's user and project scopes.

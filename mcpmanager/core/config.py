@@ -20,9 +20,10 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, NoReturn, TypeAlias, TypeVar
 
+from mcpmanager.core.json_text import KeyPath, json_kind, render, scan
+
 ProxyMode = Literal["discovery", "direct"]
 HttpTransport = Literal["http", "sse"]
-KeyPath = tuple[str | int, ...]
 T = TypeVar("T")
 
 # Accepted "type" values (Claude Desktop, VS Code and Cursor spellings) → transport.
@@ -176,7 +177,7 @@ def parse_config(text: str, source: str) -> Config:
         raise ConfigError(source, "invalid JSON: nested too deeply") from None
     r = _Reader(text, source)
     if not isinstance(doc, dict):
-        r.fail((), f"expected a JSON object at the top level, got {_kind(doc)}")
+        r.fail((), f"expected a JSON object at the top level, got {json_kind(doc)}")
     servers = {name: _read_server(r, name, entry) for name, entry in r.section(doc, "mcpServers").items()}
     tools = {key: _read_tool(r, key, entry) for key, entry in r.section(doc, "tools").items()}
     synonyms = {word: r.strings(words, ("synonyms", word)) for word, words in r.section(doc, "synonyms").items()}
@@ -268,19 +269,19 @@ class _Reader:
 
     def fail(self, path: KeyPath, reason: str, *, at_key: bool = False) -> NoReturn:
         line = column = None
-        offsets = _locate(self.text).get(path)  # only on failure: loading pays nothing for it
+        offsets = scan(self.text)[0].get(path)  # only on failure: loading pays nothing for it
         if offsets is not None:
             offset = offsets[0] if at_key else offsets[1]
             line = self.text.count("\n", 0, offset) + 1
             column = offset - self.text.rfind("\n", 0, offset)
-        raise ConfigError(self.source, reason, key=_render(path), line=line, column=column)
+        raise ConfigError(self.source, reason, key=render(path), line=line, column=column)
 
     def opt(self, entry: dict[str, Any], path: KeyPath, key: str, read: Callable[[Any, KeyPath], T], default: T) -> T:
         return read(entry[key], (*path, key)) if key in entry else default
 
     def obj(self, value: Any, path: KeyPath) -> dict[str, Any]:
         if not isinstance(value, dict):
-            self.fail(path, f"expected an object, got {_kind(value)}")
+            self.fail(path, f"expected an object, got {json_kind(value)}")
         return value
 
     def section(self, doc: dict[str, Any], key: str) -> dict[str, Any]:
@@ -288,7 +289,7 @@ class _Reader:
 
     def string(self, value: Any, path: KeyPath) -> str:
         if not isinstance(value, str):
-            self.fail(path, f"expected a string, got {_kind(value)}")
+            self.fail(path, f"expected a string, got {json_kind(value)}")
         return value
 
     def nonempty(self, value: Any, path: KeyPath) -> str:
@@ -301,7 +302,7 @@ class _Reader:
 
     def strings(self, value: Any, path: KeyPath) -> list[str]:
         if not isinstance(value, list):
-            self.fail(path, f"expected an array of strings, got {_kind(value)}")
+            self.fail(path, f"expected an array of strings, got {json_kind(value)}")
         return [self.string(item, (*path, i)) for i, item in enumerate(value)]
 
     def string_map(self, value: Any, path: KeyPath) -> dict[str, str]:
@@ -309,7 +310,7 @@ class _Reader:
 
     def flag(self, value: Any, path: KeyPath) -> bool:
         if not isinstance(value, bool):
-            self.fail(path, f"expected true or false, got {_kind(value)}")
+            self.fail(path, f"expected true or false, got {json_kind(value)}")
         return value
 
     def positive(self, value: Any, path: KeyPath) -> float:
@@ -335,79 +336,13 @@ class _Reader:
             return "discovery"
         if value == "direct":
             return "direct"
-        got = repr(value) if isinstance(value, str) else _kind(value)
+        got = repr(value) if isinstance(value, str) else json_kind(value)
         self.fail(path, f"expected 'discovery' or 'direct', got {got}")
-
-
-def _locate(text: str) -> dict[KeyPath, tuple[int, int]]:
-    """(key offset, value offset) of every value in `text` by key path; {} if it cannot be walked.
-
-    A small scan of text that json.loads already accepted: whitespace and punctuation are skipped by
-    hand, strings and scalars are read with the json module's own decoder.
-    """
-    found: dict[KeyPath, tuple[int, int]] = {}
-    decoder = json.JSONDecoder()
-
-    def skip(pos: int) -> int:
-        while pos < len(text) and text[pos] in " \t\n\r":
-            pos += 1
-        return pos
-
-    def value(pos: int, path: KeyPath, key_at: int) -> int:
-        found[path] = (key_at, pos)
-        if text[pos] not in "{[":
-            return decoder.raw_decode(text, pos)[1]
-        closing, index = ("}" if text[pos] == "{" else "]"), 0
-        pos = skip(pos + 1)
-        while text[pos] != closing:
-            if closing == "}":
-                key, after = decoder.raw_decode(text, pos)
-                pos = value(skip(skip(after) + 1), (*path, key), pos)  # skip the ':'
-            else:
-                pos = value(pos, (*path, index), pos)
-                index += 1
-            pos = skip(pos)
-            if text[pos] == ",":
-                pos = skip(pos + 1)
-        return pos + 1
-
-    try:
-        start = skip(0)
-        value(start, (), start)
-    except (ValueError, IndexError, RecursionError):
-        return {}
-    return found
-
-
-def _render(path: KeyPath) -> str:
-    """`mcpServers.github.args[2]`; keys that would read ambiguously are quoted: `mcpServers["a.b"]`."""
-    out = ""
-    for part in path:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif re.fullmatch(r"[A-Za-z0-9_:-]+", part):
-            out += f".{part}" if out else part
-        else:
-            out += f"[{json.dumps(part, ensure_ascii=False)}]"
-    return out
-
-
-def _kind(value: Any) -> str:
-    """The JSON type name of a parsed value."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 def _show(value: Any) -> str:
     """A number as written (ranges are about the value); anything else by its type."""
-    return json.dumps(value) if _is_number(value) else _kind(value)
+    return json.dumps(value) if _is_number(value) else json_kind(value)
 
 
 def _is_number(value: Any) -> bool:

@@ -8,7 +8,8 @@ import json
 import pytest
 
 from mcpmanager.core.config import HttpServerConfig, StdioServerConfig, parse_config
-from mcpmanager.core.snippet import SnippetError, clean_jsonc, parse_snippet
+from mcpmanager.core.json_text import clean_jsonc
+from mcpmanager.core.snippet import SnippetError, parse_snippet
 
 GITHUB = StdioServerConfig(
     "github", "npx", ["-y", "@modelcontextprotocol/server-github"], {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_FAKE"}
