@@ -64,6 +64,7 @@ async def test_lights_and_reasons_follow_the_servers(tmp_path: Path, qtbot: QtBo
         await until(lambda: light_of(page, "broken") is State.FAILED, timeout=40)
         assert "crash loop" in text_of(page, "broken", STATE)
         qtmodeltester.check(page.model)
+        qtmodeltester.check(page.sorted)
 
         # A crash while serving: red, then amber as it restarts, then green again.
         seen.clear()

@@ -11,6 +11,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from PySide6.QtGui import QGuiApplication
+from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from mcpmanager.core.states import State
@@ -45,7 +46,9 @@ def calls_received(ctx: GuiContext, server: str) -> list[str]:
     return [line.partition(" ")[2] for line in lines if line.partition(" ")[2].startswith("call ")]
 
 
-async def test_search_shows_what_discover_tools_returns(tmp_path: Path, servers: dict[str, Any], qtbot: QtBot) -> None:
+async def test_search_shows_what_discover_tools_returns(
+    tmp_path: Path, servers: dict[str, Any], qtbot: QtBot, qtmodeltester: ModelTester
+) -> None:
     async with gui_context(tmp_path, servers) as ctx:
         page = TryItPage(ctx)
         qtbot.addWidget(page)
@@ -64,6 +67,7 @@ async def test_search_shows_what_discover_tools_returns(tmp_path: Path, servers:
             assert page.template.toPlainText() == json.dumps(hits[0]["call"], indent=2)
             page.results.selectRow(2)
             assert page.hits.index(2, NAME).data() == "create_issue"
+            qtmodeltester.check(page.hits)
             assert json.loads(page.template.toPlainText()) == {
                 "tool_name": "create_issue",
                 "arguments": {"owner": "<owner>", "repo": "<repo>", "title": "<title>"},
