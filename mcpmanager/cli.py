@@ -93,6 +93,7 @@ def _load(paths: Paths, demo: bool) -> Config:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from mcpmanager.core.auth import ensure_token, token_path
     from mcpmanager.core.engine import Engine
     from mcpmanager.core.transports import PortUnavailable, serve_http, serve_stdio
 
@@ -122,7 +123,9 @@ def _serve(args: argparse.Namespace) -> int:
                         engine.refresh_advertisement()
                         print(f"mcpmanager: serving {len(config.servers)} servers on {url}", file=sys.stderr)
 
-                    await serve_http(engine.proxy, port, listening)
+                    token = ensure_token(paths.runtime_dir)
+                    engine.token_file = token_path(paths.runtime_dir)
+                    await serve_http(engine.proxy, port, listening, token=token)
                 else:
                     await serve_stdio(engine.proxy)
                 tg.cancel_scope.cancel()

@@ -21,8 +21,9 @@ from mcpmanager.core.catalogue import Catalogue
 from mcpmanager.core.config import Config, ConfigError, load_config
 from mcpmanager.core.discovery import Discovery
 from mcpmanager.core.downstream import Downstream, DownstreamEvent, ToolsChanged
+from mcpmanager.core.faces import Mode
 from mcpmanager.core.paths import Paths
-from mcpmanager.core.proxy import Mode, Proxy
+from mcpmanager.core.proxy import Proxy
 from mcpmanager.core.runtime import write_advertisement
 from mcpmanager.core.search.index import SearchIndex
 from mcpmanager.core.states import State
@@ -68,7 +69,9 @@ class Engine:
         self.downstreams: dict[str, Downstream] = {}
         index = SearchIndex(config.synonyms)
         self.proxy = Proxy(self.catalogue, self.downstreams, mode or config.proxy.mode, index)
-        self.endpoint = "stdio"
+        self.endpoint = "stdio"  # or the default mode's URL once serving HTTP
+        self.token_file: Path | None = None  # the bearer token's file, when serving HTTP
+        self.front_end = "serve"  # what holds this engine: "serve" (headless) or "gui"
         self.config_label = str(paths.config_file)  # what `status` shows as the config
         self._listeners: list[Callable[[EngineEvent], None]] = []
         self._refresh_pending = False
@@ -230,6 +233,9 @@ class Engine:
             "pid": os.getpid(),
             "version": __version__,
             "endpoint": self.endpoint,
+            "urls": {m: f"{self.endpoint}/{m}" for m in ("discovery", "direct")} if self.token_file else {},
+            "token_file": str(self.token_file) if self.token_file else None,
+            "front_end": self.front_end,
             "mode": self.proxy.mode,
             "config": self.config_label,
             "started": self._started,

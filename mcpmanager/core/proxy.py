@@ -1,9 +1,8 @@
-"""The upstream MCP server that clients talk to, built on the SDK's low-level `Server`.
+"""What clients talk to: the faces (one SDK server per mode, see `faces`) over one router.
 
-Direct mode lists every enabled tool under its exposed name and routes each call to its server over
-that server's one long-lived session. Results pass through exactly as the server returned them;
-failures become `isError` results a model can act on, never bare protocol errors. When the exposed
-set changes, every connected client is told, in both protocol eras.
+Every call is resolved (`Resolver`), recorded (`Activity`) and routed to its server over that
+server's one long-lived session. Results pass through exactly as the server returned them; failures
+become `isError` results a model can act on, never bare protocol errors.
 """
 
 from __future__ import annotations
@@ -11,23 +10,19 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any
 
 import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import NotificationOptions, Server
-from mcp.server.models import InitializationOptions
-from mcp.server.session import ServerSession
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from mcp.server.lowlevel import Server
 
-from mcpmanager import __version__
 from mcpmanager.core import meta_tools as meta
 from mcpmanager.core.activity import Activity, Outcome
 from mcpmanager.core.catalogue import Catalogue, CatalogueTool
 from mcpmanager.core.discovery import Discovery
 from mcpmanager.core.downstream import Downstream, ProgressCallback, error_result
+from mcpmanager.core.faces import MODES, Face, Mode
 from mcpmanager.core.resolve.resolver import Resolver
 from mcpmanager.core.resolve.words import fold
 from mcpmanager.core.search.index import SearchIndex
@@ -35,30 +30,6 @@ from mcpmanager.core.states import State
 from mcpmanager.core.tokens import tokens_of
 
 logger = logging.getLogger(__name__)
-
-Mode = Literal["discovery", "direct"]
-
-INSTRUCTIONS = (
-    "mcpmanager serves the tools of several MCP servers as one. In discovery mode, find tools with "
-    "discover_tools (describe the task in full words) and run them with call_tool."
-)
-
-
-class _ProxyServer(Server[Any]):
-    """Advertise tools.listChanged even where a transport builds the options with no arguments
-    (Streamable HTTP does), so clients know to listen."""
-
-    def create_initialization_options(
-        self,
-        notification_options: NotificationOptions | None = None,
-        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
-        extensions: dict[str, dict[str, Any]] | None = None,
-    ) -> InitializationOptions:
-        return super().create_initialization_options(
-            notification_options or NotificationOptions(tools_changed=True),
-            experimental_capabilities,
-            extensions,
-        )
 
 
 class Proxy:
@@ -72,50 +43,32 @@ class Proxy:
         self.catalogue = catalogue
         self.discovery = Discovery(catalogue, index if index is not None else SearchIndex())
         self.servers = servers  # the engine's live map: servers come and go with config changes
-        self.mode = mode
-        self.bus = InMemorySubscriptionBus()
-        self.listen = ListenHandler(self.bus)  # `listen.close()` ends every modern client's listen stream
-        # Handshake-era clients get list_changed on their connection's standalone channel; the
-        # session object of their latest request is how we reach it (one entry per connection).
-        self._legacy_sessions: dict[int, ServerSession] = {}
-        self._listed: tuple[int, list[types.Tool]] | None = None
         self._tokens: tuple[tuple[int, str], tuple[int, int]] | None = None
         self.calls = 0
         self.activity = Activity()
         self.resolver = Resolver(catalogue, lambda query, limit: self.discovery.search_names(query, limit))
-        self._notified: list[dict[str, Any]] = []
-        self.server = _ProxyServer(
-            "mcpmanager",
-            version=__version__,
-            instructions=INSTRUCTIONS,
-            on_list_tools=self._on_list_tools,
-            on_call_tool=self._on_call_tool,
-            on_subscriptions_listen=self.listen,
-            get_tool_input_schema=self._input_schema,
-        )
-        # The SDK's default OpenTelemetry middleware opens a span per message even with no exporter;
-        # a proxy pays it twice per call, for nothing unless tracing is set up.
-        self.server.middleware = []
+        self.faces = {m: Face(self, m) for m in MODES}
+        self.mode = mode  # the default face: what stdio and `/mcp` serve
+
+    @property
+    def server(self) -> Server[Any]:
+        return self.faces[self.mode].server
+
+    def face(self, mode: Mode | None = None) -> Face:
+        return self.faces[mode or self.mode]
+
+    def close_listeners(self) -> None:
+        """End every modern client's listen stream (before an HTTP server stops)."""
+        for face in self.faces.values():
+            face.listen.close()
 
     # What clients see -----------------------------------------------------------------------------
 
     def visible_tools(self) -> list[CatalogueTool]:
-        tools = self.catalogue.tools()
-        if self.mode == "discovery":
-            return [t for t in tools if t.always_on]
-        return tools
+        return self.face().visible_tools()
 
     def tool_list(self) -> list[types.Tool]:
-        generation = self.catalogue.generation
-        if self._listed is None or self._listed[0] != generation:
-            listed = list(meta.META_TOOLS) if self.mode == "discovery" else []
-            for tool in self.visible_tools():
-                try:
-                    listed.append(types.Tool.model_validate(tool.exposed_spec()))
-                except ValueError as exc:  # one malformed schema must not hide every other tool
-                    logger.warning("skipping tool %s: invalid definition: %s", tool.key, exc)
-            self._listed = (generation, listed)
-        return self._listed[1]
+        return self.face().tool_list()
 
     def context_tokens(self) -> tuple[int, int]:
         """(what a client's tools/list costs now, what it would cost with every tool listed); computed
@@ -130,34 +83,22 @@ class Proxy:
         return resting, direct
 
     def clients(self) -> int:
-        """Clients connected now: HTTP sessions of the handshake era and modern clients listening
-        for changes (stdio serves one client). The SDK keeps both privately; read them defensively."""
-        count = 0
-        manager = getattr(self.server, "_session_manager", None)
-        count += len(getattr(manager, "_server_instances", ()) or ())
-        count += len(getattr(self.listen, "_streams", ()) or ())
-        return count
+        return sum(face.clients() for face in self.faces.values())
 
-    def _input_schema(self, name: str) -> dict[str, Any] | None:
+    def input_schema(self, name: str) -> dict[str, Any] | None:
         tool = self.catalogue.get(name)
         schema = tool.spec.get("inputSchema") if tool else None
         return schema if isinstance(schema, dict) else None
 
     # Handlers -------------------------------------------------------------------------------------
 
-    async def _on_list_tools(
-        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        self._remember(ctx)
-        return types.ListToolsResult(tools=self.tool_list())
-
-    async def _on_call_tool(
-        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    async def call(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams, meta_tools: bool
     ) -> types.CallToolResult | types.InputRequiredResult:
-        self._remember(ctx)
+        """A client's tools/call: a meta-tool (discovery faces), or a catalogue tool by any name."""
         self.calls += 1
         name, args = params.name, params.arguments
-        if self.mode == "discovery" and self.catalogue.get(name) is None and (meta_name := _meta_name(name)):
+        if meta_tools and self.catalogue.get(name) is None and (meta_name := _meta_name(name)):
             if meta_name == meta.DISCOVER:
                 return self.discovery.discover(args)
             if meta_name == meta.REGEX:
@@ -248,33 +189,17 @@ class Proxy:
                 await anyio.sleep(0.05)
         return True
 
-    def _remember(self, ctx: ServerRequestContext[Any]) -> None:
-        session = ctx.session
-        if session.protocol_version in MODERN_PROTOCOL_VERSIONS:
-            return  # modern clients hear about changes on their subscriptions/listen stream
-        connection = getattr(session, "_connection", session)  # the SDK exposes no public handle
-        self._legacy_sessions[id(connection)] = session
-
     # Change notification --------------------------------------------------------------------------
 
     def reset_notified(self) -> None:
         """Take what clients see now as the baseline (at start, before anyone could have listed)."""
-        self._notified = [t.exposed_spec() for t in self.visible_tools()]
+        for face in self.faces.values():
+            face.reset_notified()
 
     async def refresh(self) -> bool:
-        """Tell every client if what they see changed since the last call; True if it did."""
-        snapshot = [t.exposed_spec() for t in self.visible_tools()]
-        if snapshot == self._notified:
-            return False
-        self._notified = snapshot
-        await self.bus.publish(ToolsListChanged())
-        for key, session in list(self._legacy_sessions.items()):
-            try:
-                await session.send_tool_list_changed()
-            except Exception as exc:  # a gone client: forget it
-                logger.debug("dropping a client session: %s", exc)
-                self._legacy_sessions.pop(key, None)
-        return True
+        """Tell every client whose list changed; True if any did."""
+        changed = [await face.refresh() for face in self.faces.values()]
+        return any(changed)
 
 
 _META_FOLDS = {fold(name): name for name in meta.NAMES}

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 import anyio
 import uvicorn
 
+from mcpmanager.core.http_app import BASE, Controls, build_app
 from mcpmanager.core.proxy import Proxy
 from mcpmanager.core.stdio_upstream import stdio_transport
 
@@ -35,10 +36,16 @@ async def serve_stdio(proxy: Proxy) -> None:
 
 
 async def serve_http(
-    proxy: Proxy, port: int = 0, on_listening: Callable[[str], None] | None = None, path: str = "/mcp"
+    proxy: Proxy,
+    port: int = 0,
+    on_listening: Callable[[str], None] | None = None,
+    *,
+    token: str,
+    controls: Controls | None = None,
 ) -> None:
-    """Serve Streamable HTTP on 127.0.0.1 until cancelled; `on_listening` gets the URL once bound."""
-    app = proxy.server.streamable_http_app(host="127.0.0.1", streamable_http_path=path)
+    """Serve Streamable HTTP on 127.0.0.1 until cancelled, to requests carrying `token` (see
+    `http_app` for the paths); `on_listening` gets the default mode's URL once bound."""
+    app, running = build_app(proxy, token, controls)
     # The session manager runs here rather than in uvicorn's lifespan: uvicorn's graceful shutdown
     # waits for every connection to close *before* the lifespan shutdown, and a connected client's
     # open stream (a session's GET stream, a modern subscriptions/listen response) never ends by
@@ -68,7 +75,7 @@ async def serve_http(
 
     async with anyio.create_task_group() as tg:
         try:
-            async with proxy.server.session_manager.run():
+            async with running:
                 tg.start_soon(run)
                 launched = True
                 try:
@@ -77,14 +84,14 @@ async def serve_http(
                             raise OSError(f"cannot listen on 127.0.0.1:{port}")
                         await anyio.sleep(0.02)
                     bound = server.servers[0].sockets[0].getsockname()[1]
-                    url = f"http://127.0.0.1:{bound}{path}"
+                    url = f"http://127.0.0.1:{bound}{BASE}"
                     logger.info("listening on %s", url)
                     if on_listening is not None:
                         on_listening(url)
                     await anyio.Event().wait()  # until cancelled (not sleep_forever: see pyproject)
                 finally:
                     server.should_exit = True  # stop accepting before the streams end
-                    proxy.listen.close()  # modern listen streams; leaving the manager ends the sessions
+                    proxy.close_listeners()  # modern listen streams; leaving the manager ends the sessions
         finally:
             server.should_exit = True
             if launched:

@@ -21,6 +21,7 @@ import qasync
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
+from mcpmanager.core.auth import ensure_token, token_path
 from mcpmanager.core.config import Config, ConfigError, load_config
 from mcpmanager.core.control import Control
 from mcpmanager.core.engine import Engine
@@ -96,6 +97,7 @@ class Manager:
         self._quit_on_signals(loop)
         config, demo = load_or_demo(self.paths, self.funnel)
         engine = Engine(config, self.paths)
+        engine.front_end = "gui"
         if demo:
             engine.config_label = "bundled demo servers"
         bridge = EngineBridge(engine)
@@ -151,11 +153,21 @@ class Manager:
             self._listening.set()
 
         try:
-            await serve_http(engine.proxy, engine.config.proxy.port, listening)
+            token = ensure_token(self.paths.runtime_dir)
+            engine.token_file = token_path(self.paths.runtime_dir)
+            controls = {"show": self.bring_forward}
+            await serve_http(engine.proxy, engine.config.proxy.port, listening, token=token, controls=controls)
         except* PortUnavailable as group:
             self.funnel.report(f"Clients cannot connect: {group.exceptions[0]}")
         finally:
             self._listening.set()  # never keep the window waiting for an endpoint that failed
+
+    def bring_forward(self) -> None:
+        """Another `mcpmanager` was started: show this window instead of a second engine."""
+        if self.window is not None:
+            self.window.showNormal()
+            self.window.raise_()
+            self.window.activateWindow()
 
     def _make_tray(self, ctx: GuiContext, window: MainWindow) -> None:
         if not QSystemTrayIcon.isSystemTrayAvailable():
@@ -163,16 +175,11 @@ class Manager:
         tray = QSystemTrayIcon(style.tray_icon(None))
         menu = QMenu()
 
-        def bring_back() -> None:
-            window.showNormal()
-            window.raise_()
-            window.activateWindow()
-
         def activated(reason: QSystemTrayIcon.ActivationReason) -> None:
             if reason == QSystemTrayIcon.ActivationReason.Trigger:
-                bring_back()
+                self.bring_forward()
 
-        menu.addAction("Show mcpmanager", bring_back)
+        menu.addAction("Show mcpmanager", self.bring_forward)
         menu.addSeparator()
         menu.addAction("Quit (stop every server)", self.quit.set)
         tray.setContextMenu(menu)

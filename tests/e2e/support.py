@@ -15,6 +15,8 @@ import mcp_types as types
 from mcp import Client, StdioServerParameters
 from mcp.client.session import IncomingMessage
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "servers"
 FIXTURE_SERVER = FIXTURES / "fixture_server.py"
@@ -94,3 +96,17 @@ def pid_alive(pid: int) -> bool:
             return handle.read().split(")")[-1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def home_token(home: Path) -> str:
+    """The bearer token an engine under MCPMANAGER_HOME=home made for its HTTP endpoint."""
+    return (home / "run" / "token").read_text(encoding="ascii").strip()
+
+
+@asynccontextmanager
+async def http_client(url: str, token: str, era: str = "legacy", **options: Any) -> AsyncIterator[Client]:
+    """The SDK's client over Streamable HTTP, presenting the endpoint's bearer token."""
+    async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http:
+        transport = streamable_http_client(url, http_client=http)
+        async with Client(transport, mode=era, cache=None, **options) as client:
+            yield client

@@ -26,7 +26,7 @@ from mcpmanager.core.downstream import Downstream
 from mcpmanager.core.engine import Engine
 from mcpmanager.core.paths import Paths
 from mcpmanager.core.states import State
-from tests.e2e.support import FAST, fixture, pid_alive, text_of, wait_for, write_config
+from tests.e2e.support import FAST, fixture, home_token, http_client, pid_alive, text_of, wait_for, write_config
 
 ERAS = ["legacy", "auto"]
 LISTENING = re.compile(r"serving (\d+) servers on (http://127\.0\.0\.1:\d+/mcp)")
@@ -39,6 +39,7 @@ class Served:
     count: int
     errlog: Path
     home: Path
+    token: str
 
 
 def _spawn_serve_http(config: Path, home: Path, errlog: Path) -> subprocess.Popen[bytes]:
@@ -60,7 +61,7 @@ async def serving_http(config: Path, home: Path) -> AsyncIterator[Served]:
         await wait_for(lambda: LISTENING.search(errlog.read_text()) or process.poll() is not None, timeout=30)
         found = LISTENING.search(errlog.read_text())
         assert found, f"serve --http exited {process.returncode}:\n{errlog.read_text()}"
-        yield Served(process, found.group(2), int(found.group(1)), errlog, home)
+        yield Served(process, found.group(2), int(found.group(1)), errlog, home, home_token(home))
     finally:
         if process.poll() is None:
             process.terminate()
@@ -110,7 +111,7 @@ async def test_http_lists_and_routes_in_both_eras(tmp_path: Path, home: Path, er
     config = write_config(tmp_path, {"a": fixture("--name", "a"), "b": fixture("--name", "b")}, supervisor=FAST)
     async with serving_http(config, home) as served:
         assert served.count == 2
-        async with Client(served.url, mode=era, cache=None) as client:
+        async with http_client(served.url, served.token, era) as client:
             expected = "2025-11-25" if era == "legacy" else "2026-07-28"
             assert client.protocol_version == expected
             await wait_for(lambda: has(client, {"a__echo", "b__echo"}), timeout=30)
@@ -127,7 +128,7 @@ async def test_http_lists_and_routes_in_both_eras(tmp_path: Path, home: Path, er
         assert advertised(home)["endpoint"] == served.url
 
 
-async def test_http_refuses_a_foreign_host(tmp_path: Path, home: Path) -> None:
+async def test_the_endpoint_answers_local_holders_of_the_token_only(tmp_path: Path, home: Path) -> None:
     config = write_config(tmp_path, {"a": fixture("--name", "a")}, supervisor=FAST)
     async with serving_http(config, home) as served:
         initialize = {
@@ -140,15 +141,53 @@ async def test_http_refuses_a_foreign_host(tmp_path: Path, home: Path) -> None:
                 "clientInfo": {"name": "probe", "version": "0"},
             },
         }
-        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+        port = served.url.split(":")[2].split("/")[0]
+        base = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+        good = {**base, "Authorization": f"Bearer {served.token}"}
+        token_file = home / "run" / "token"
+        assert token_file.stat().st_mode & 0o777 == 0o600  # only the user can read it
+        assert served.token not in served.errlog.read_text()  # never logged
         async with httpx2.AsyncClient(timeout=10) as http:
-            for host in ("evil.example", "attacker.invalid:8080", f"evil.example:{served.url.split(':')[2]}"):
-                foreign = await http.post(served.url, json=initialize, headers={**headers, "Host": host})
-                assert foreign.status_code == 421, host
-            # The same request under our own Host is served: the 421 is about the Host alone.
-            own = await http.post(served.url, json=initialize, headers=headers)
-            assert own.status_code == 200
-            assert own.headers.get("mcp-session-id")
+            for path in ("/mcp", "/mcp/discovery", "/mcp/direct"):
+                url = f"http://127.0.0.1:{port}{path}"
+                for headers in (base, {**base, "Authorization": "Bearer wrong"}, {**base, "Authorization": "Basic x"}):
+                    refused = await http.post(url, json=initialize, headers=headers)
+                    assert refused.status_code == 401, (path, headers)
+                    assert refused.headers["www-authenticate"] == 'Bearer realm="mcpmanager"'
+                for origin in ("https://evil.example", "http://127.0.0.1.evil.example:80", "null"):
+                    foreign = await http.post(url, json=initialize, headers={**good, "Origin": origin})
+                    assert foreign.status_code == 403, (path, origin)
+                for host in ("evil.example", "attacker.invalid:8080", f"evil.example:{port}"):
+                    misdirected = await http.post(url, json=initialize, headers={**good, "Host": host})
+                    assert misdirected.status_code == 421, (path, host)
+                # A foreign Host or Origin is refused before the token is even looked at.
+                assert (
+                    await http.post(url, json=initialize, headers={**base, "Host": "evil.example"})
+                ).status_code == 421
+                # The same request from a local holder of the token is served, from a local page too.
+                for extra in ({}, {"Origin": f"http://localhost:{port}"}, {"Host": f"localhost:{port}"}):
+                    own = await http.post(url, json=initialize, headers={**good, **extra})
+                    assert own.status_code == 200, (path, extra)
+                    assert own.headers.get("mcp-session-id")
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_each_path_serves_its_mode(tmp_path: Path, home: Path, era: str) -> None:
+    config = write_config(tmp_path, {"a": fixture("--name", "a")}, supervisor=FAST)
+    async with serving_http(config, home) as served:  # `--mode direct`: /mcp is direct
+        base = served.url
+        async with http_client(f"{base}/discovery", served.token, era) as discovery:
+            await wait_for(lambda: has(discovery, {"discover_tools", "call_tool"}), timeout=30)
+            assert "echo" not in await names(discovery)
+            called = await discovery.call_tool("call_tool", {"tool_name": "echo", "arguments": {"text": "via d"}})
+            assert text_of(called) == "via d"
+        for url in (f"{base}/direct", base):
+            async with http_client(url, served.token, era) as direct:
+                await wait_for(lambda c=direct: has(c, {"echo", "whoami"}), timeout=30)  # type: ignore[misc]
+                assert "discover_tools" not in await names(direct)
+        info = advertised(home)
+        assert info["urls"] == {"discovery": f"{base}/discovery", "direct": f"{base}/direct"}
+        assert info["token_file"] == str(home / "run" / "token")
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -161,7 +200,7 @@ async def test_sigterm_with_a_client_connected_exits_0_and_stops_every_server(
     )
     pids: list[int] = []
     try:
-        async with serving_http(config, home) as served, Client(served.url, mode=era, cache=None) as client:
+        async with serving_http(config, home) as served, http_client(served.url, served.token, era) as client:
             await wait_for(lambda: has(client, {"a__whoami", "g__whoami"}), timeout=30)
             pids += [int(text_of(await client.call_tool(f"{s}__whoami", {})).split()[-1]) for s in "ag"]
             await wait_for(pidfile.exists, timeout=10)
@@ -192,9 +231,10 @@ async def test_sigterm_with_a_client_connected_exits_0_and_stops_every_server(
 async def test_mcpmanager_as_a_remote_downstream(tmp_path: Path, home: Path, era: str) -> None:
     inner_config = write_config(tmp_path / "inner", {"f": fixture("--name", "f", "--changing-tools")}, supervisor=FAST)
     async with serving_http(inner_config, home / "inner") as inner:
-        outer_config = write_config(tmp_path / "outer", {"remote": {"type": "http", "url": inner.url}}, supervisor=FAST)
+        remote = {"type": "http", "url": inner.url, "headers": {"Authorization": f"Bearer {inner.token}"}}
+        outer_config = write_config(tmp_path / "outer", {"remote": remote}, supervisor=FAST)
         async with serving_http(outer_config, home / "outer") as outer:
-            async with Client(outer.url, mode=era, cache=None) as client:
+            async with http_client(outer.url, outer.token, era) as client:
                 await wait_for(lambda: has(client, {"echo", "whoami"}), timeout=30)
                 builtins = {"echo", "add", "fail", "slow", "sleep", "whoami", "stderr"}
                 assert await names(client) == builtins | {"add_tool", "remove_tool"}

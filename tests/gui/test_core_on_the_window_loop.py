@@ -18,10 +18,10 @@ from tests.gui.conftest import fixture, gui_context, until
 async def test_a_remote_server_through_an_endpoint_on_the_qt_loop(tmp_path: Path) -> None:
     async with gui_context(tmp_path / "a", {"local": fixture("--name", "local")}) as served:
         urls: list[str] = []
-        serving = spawn(serve_http(served.engine.proxy, 0, urls.append), name="test http")
+        serving = spawn(serve_http(served.engine.proxy, 0, urls.append, token="t0ken"), name="test http")
         try:
             await until(lambda: bool(urls))
-            remote = {"remote": {"type": "http", "url": urls[0]}}
+            remote = {"remote": {"type": "http", "url": urls[0], "headers": {"Authorization": "Bearer t0ken"}}}
             async with gui_context(tmp_path / "b", remote, mode="direct") as ctx:
                 downstream = ctx.engine.downstreams["remote"]
                 await until(lambda: downstream.status.state is State.READY, timeout=30)

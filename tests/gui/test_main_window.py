@@ -7,15 +7,13 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import httpx2
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 from pytestqt.qtbot import QtBot
 
 from mcpmanager.core.states import State
 from mcpmanager.core.tasks import spawn
 from mcpmanager.core.transports import serve_http
 from mcpmanager.gui.main_window import MainWindow
+from tests.e2e.support import http_client
 from tests.gui.conftest import fixture, gui_context, until
 
 
@@ -37,15 +35,12 @@ async def test_the_status_bar_tells_endpoint_clients_context_and_servers(tmp_pat
             urls.append(url)
             ctx.bridge.serversChanged.emit()
 
-        serving = spawn(serve_http(ctx.engine.proxy, 0, listening), name="test http")
+        serving = spawn(serve_http(ctx.engine.proxy, 0, listening, token="t0ken"), name="test http")
         try:
             await until(lambda: bool(urls))
             await until(lambda: window.status.endpoint.text() == f"Endpoint: {urls[0]}")
             assert window.status.clients.text() == "0 clients connected"
-            async with (
-                httpx2.AsyncClient() as http,
-                Client(streamable_http_client(urls[0], http_client=http), mode="legacy") as client,
-            ):
+            async with http_client(urls[0], "t0ken") as client:
                 await client.list_tools()
                 await until(lambda: window.status.clients.text() == "1 client connected", timeout=5)
             await until(lambda: window.status.clients.text() == "0 clients connected", timeout=5)

@@ -1,0 +1,61 @@
+"""The endpoint's routes: one path per mode over one engine, behind the local guard.
+
+/mcp             the engine's default mode (the config's, or `serve --mode`)
+/mcp/discovery   discovery mode: the meta-tools and the always-on tools
+/mcp/direct      direct mode: every enabled tool
+/control/<name>  (POST) asks the running front end to do something: `show` brings the window
+                 forward (a second `mcpmanager` does this instead of starting another engine)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import BaseRoute, Route
+
+from mcpmanager.core.faces import MODES
+from mcpmanager.core.http_guard import LocalGuard
+from mcpmanager.core.proxy import Proxy
+
+BASE = "/mcp"
+Controls = dict[str, Callable[[], None]]
+
+
+def build_app(
+    proxy: Proxy, token: str, controls: Controls | None = None
+) -> tuple[Starlette, AbstractAsyncContextManager[Any]]:
+    """The app and a context that runs every face's session manager (enter it before serving)."""
+    routes: list[BaseRoute] = []
+    for mode in MODES:
+        face = proxy.face(mode)
+        inner = face.server.streamable_http_app(host="127.0.0.1", streamable_http_path=f"{BASE}/{mode}")
+        endpoint = next(r.endpoint for r in inner.routes if isinstance(r, Route))
+        routes.append(Route(f"{BASE}/{mode}", endpoint=endpoint))
+        if mode == proxy.mode:
+            routes.append(Route(BASE, endpoint=endpoint))
+    for name, action in (controls or {}).items():
+        routes.append(Route(f"/control/{name}", endpoint=_control(action), methods=["POST"]))
+    app = Starlette(routes=routes, middleware=[Middleware(LocalGuard, token=token)])
+
+    @asynccontextmanager
+    async def running() -> Any:
+        async with AsyncExitStack() as stack:
+            for mode in MODES:
+                await stack.enter_async_context(proxy.face(mode).server.session_manager.run())
+            yield
+
+    return app, running()
+
+
+def _control(action: Callable[[], None]) -> Callable[[Request], Any]:
+    async def endpoint(request: Request) -> PlainTextResponse:
+        action()
+        return PlainTextResponse("ok\n")
+
+    return endpoint
