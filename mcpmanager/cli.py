@@ -15,6 +15,8 @@ from typing import Any
 import anyio
 
 from mcpmanager import __version__
+from mcpmanager.commands import clients as clients_command
+from mcpmanager.commands import connect as connect_command
 from mcpmanager.commands import resolve as resolve_command
 from mcpmanager.commands import search as search_command
 from mcpmanager.core.config import Config, ConfigError, load_config
@@ -35,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--config", dest="gui_config", type=Path, help="config file for the window (default: the user's)"
     )
+    parser.add_argument("--tray", action="store_true", help="start in the tray without opening the window")
     commands = parser.add_subparsers(dest="command")
 
     serve = commands.add_parser("serve", help="run the engine headless and serve clients")
@@ -45,9 +48,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=None, help="HTTP port (default: the config's, 0 = any)")
     serve.add_argument("--mode", choices=["discovery", "direct"], help="what clients see (default: config)")
     serve.add_argument("--demo", action="store_true", help="serve the bundled demo servers")
+    serve.add_argument("--background", action="store_true", help=argparse.SUPPRESS)  # started by `connect`
 
+    connect_command.add_parser(commands)
     search_command.add_parser(commands)
     resolve_command.add_parser(commands)
+    clients_command.add_parser(commands)
 
     status = commands.add_parser("status", help="the running engines and their servers")
     status.add_argument("--config", type=Path, help=argparse.SUPPRESS)
@@ -68,10 +74,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _serve(args)
         if args.command == "status":
             return _status(args)
+        if args.command == "connect":
+            return connect_command.run(args)
         if args.command == "search":
             return search_command.run(args)
         if args.command == "resolve":
             return resolve_command.run(args)
+        if args.command in ("import", "install"):
+            return clients_command.run(args)
         if args.command is None:
             return _default(args)
     except UsageError as exc:
@@ -95,6 +105,7 @@ def _load(paths: Paths, demo: bool) -> Config:
 def _serve(args: argparse.Namespace) -> int:
     from mcpmanager.core.auth import ensure_token, token_path
     from mcpmanager.core.engine import Engine
+    from mcpmanager.core.single_instance import describe, engine_lock, wait_for_advertisement
     from mcpmanager.core.transports import PortUnavailable, serve_http, serve_stdio
 
     paths = Paths.resolve(config_file=args.config)
@@ -106,8 +117,18 @@ def _serve(args: argparse.Namespace) -> int:
     if not 0 <= port <= 65535:
         raise UsageError(f"--port must be 0..65535, got {port}")
 
+    lock = None
+    if args.http:
+        lock = engine_lock(paths.runtime_dir)
+        if not lock.acquire():
+            info = wait_for_advertisement(paths.runtime_dir, 5.0)
+            running = describe(info) if info else "another mcpmanager engine is starting"
+            raise UsageError(f"{running}; stop it first, or let clients use it (`mcpmanager connect`)")
+
     async def run() -> None:
         engine = Engine(config, paths, mode)
+        if args.background:
+            engine.front_end = "background"  # started by `connect`: the window may take over
         if args.demo:
             engine.config_label = "bundled demo servers"
         await engine.start()
@@ -125,7 +146,9 @@ def _serve(args: argparse.Namespace) -> int:
 
                     token = ensure_token(paths.runtime_dir)
                     engine.token_file = token_path(paths.runtime_dir)
-                    await serve_http(engine.proxy, port, listening, token=token)
+                    # Asked by the window opening (it takes over): stop as on SIGTERM.
+                    controls = {"quit": tg.cancel_scope.cancel} if args.background else {}
+                    await serve_http(engine.proxy, port, listening, token=token, controls=controls)
                 else:
                     await serve_stdio(engine.proxy)
                 tg.cancel_scope.cancel()
@@ -141,6 +164,9 @@ def _serve(args: argparse.Namespace) -> int:
         anyio.run(run)
     except* PortUnavailable as group:
         raise UsageError(str(group.exceptions[0])) from None
+    finally:
+        if lock is not None:
+            lock.release()
     return 0
 
 
@@ -203,4 +229,4 @@ def _default(args: argparse.Namespace) -> int:
         from mcpmanager.gui.app import run
     except ImportError as exc:  # Qt's system libraries missing: say which, and what still works
         raise UsageError(f"the window cannot start ({exc}); `mcpmanager serve` runs without it") from exc
-    return run(args.gui_config)
+    return run(args.gui_config, tray=args.tray)

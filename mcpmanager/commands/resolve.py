@@ -18,14 +18,14 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from mcpmanager.commands.catalogue_input import BadInput, command_catalogue, load_settings
-from mcpmanager.core.catalogue import Catalogue
-from mcpmanager.core.config import Config, ConfigError
-from mcpmanager.core.discovery import Discovery
-from mcpmanager.core.resolve.resolver import CallPlan, Resolver
-from mcpmanager.core.search.index import SearchIndex
+from mcpmanager.commands.catalogue_input import BadInput
+
+if TYPE_CHECKING:  # the machinery loads only when the command runs: `connect` shares this parser
+    from mcpmanager.core.catalogue import Catalogue
+    from mcpmanager.core.config import Config
+    from mcpmanager.core.resolve.resolver import CallPlan, Resolver
 
 Call = tuple[Any, str, dict[str, Any] | None]  # (id, tool_name, arguments)
 
@@ -41,6 +41,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
+    from mcpmanager.commands.catalogue_input import command_catalogue, load_settings
+    from mcpmanager.core.config import ConfigError
+
     try:
         if (args.tool is None) == (args.calls is None):
             raise BadInput("give either --tool NAME or --calls FILE, not both or neither")
@@ -63,6 +66,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def build_resolver(catalogue: Catalogue, config: Config) -> Resolver:
+    from mcpmanager.core.discovery import Discovery
+    from mcpmanager.core.resolve.resolver import Resolver
+    from mcpmanager.core.search.index import SearchIndex
+
     """A resolver whose suggestions search the catalogue as discover_tools does."""
     discovery = Discovery(catalogue, SearchIndex(config.synonyms))
     return Resolver(catalogue, discovery.search_names)

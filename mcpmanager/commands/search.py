@@ -15,11 +15,12 @@ import json
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from mcpmanager.commands.catalogue_input import BadInput, command_catalogue, load_settings
-from mcpmanager.core.config import ConfigError
-from mcpmanager.core.search.index import SearchDoc, SearchIndex
+from mcpmanager.commands.catalogue_input import BadInput
+
+if TYPE_CHECKING:  # the machinery loads only when the command runs: `connect` shares this parser
+    from mcpmanager.core.search.index import SearchDoc, SearchIndex
 
 DEFAULT_LIMIT = 10
 
@@ -36,6 +37,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
+    from mcpmanager.commands.catalogue_input import command_catalogue, load_settings
+    from mcpmanager.core.config import ConfigError
+    from mcpmanager.core.search.index import SearchDoc, SearchIndex
+
     try:
         if (args.query is None) == (args.queries is None):
             raise BadInput("give either a QUERY or --queries FILE, not both or neither")
@@ -104,7 +109,7 @@ def _parse_queries(name: str, lines: TextIO) -> Iterator[tuple[Any, str]]:
 # Output ---------------------------------------------------------------------------------------------
 
 
-Docs = dict[str, SearchDoc]  # by key
+Docs = dict[str, "SearchDoc"]  # by key
 
 
 def _results(index: SearchIndex, docs: Docs, query: str, limit: int) -> list[dict[str, Any]]:

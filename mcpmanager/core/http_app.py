@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any
 
@@ -24,7 +24,7 @@ from mcpmanager.core.http_guard import LocalGuard
 from mcpmanager.core.proxy import Proxy
 
 BASE = "/mcp"
-Controls = dict[str, Callable[[], None]]
+Controls = Mapping[str, Callable[[], object]]
 
 
 def build_app(
@@ -53,7 +53,7 @@ def build_app(
     return app, running()
 
 
-def _control(action: Callable[[], None]) -> Callable[[Request], Any]:
+def _control(action: Callable[[], object]) -> Callable[[Request], Any]:
     async def endpoint(request: Request) -> PlainTextResponse:
         action()
         return PlainTextResponse("ok\n")

@@ -25,6 +25,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
 
+from mcpmanager.core.launch import prepare_spawn
 from mcpmanager.core.stderr_log import StderrLog
 
 _CHUNK = 65536
@@ -110,12 +111,15 @@ class ChildProcess:
 
     async def start(self) -> None:
         try:
+            # Resolve like the user's shell (a GUI lacks its PATH; Windows needs PATHEXT and cmd.exe)
+            # and give the child that PATH too, so `npx` finds `node`.
+            target, env = prepare_spawn(self.command, self.args, child_environment(self.env), self.cwd)
             self._process = await anyio.open_process(
-                [self.command, *self.args],
+                target,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                env=child_environment(self.env),
+                env=env,
                 cwd=self.cwd,
                 start_new_session=True,
             )
@@ -125,6 +129,8 @@ class ChildProcess:
             raise SpawnError(f"permission denied: {self.command}", permanent=True) from exc
         except OSError as exc:
             raise SpawnError(f"cannot start {self.command}: {exc.strerror or exc}", permanent=False) from exc
+        except ValueError as exc:  # an argument no command line can carry (NUL, a line break for cmd.exe)
+            raise SpawnError(f"cannot start {self.command}: {exc}", permanent=True) from exc
         self.log.note(f"started pid {self._process.pid}: {self.command} {' '.join(self.args)}".rstrip())
 
     @contextlib.asynccontextmanager

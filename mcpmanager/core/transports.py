@@ -21,6 +21,9 @@ class PortUnavailable(OSError):
     """The HTTP port could not be bound (in use, not permitted)."""
 
 
+SHUTDOWN_GRACE = 1  # seconds for requests in flight when the endpoint stops
+
+
 class _Uvicorn(uvicorn.Server):
     """uvicorn without its signal handlers: the front end (CLI or GUI) owns SIGINT/SIGTERM."""
 
@@ -60,7 +63,12 @@ async def serve_http(
         sock.close()
         raise PortUnavailable(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from exc
     sock.set_inheritable(True)
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+    # A modern (stateless) request in flight is its connection: uvicorn would wait for a long tool
+    # call to finish before stopping. A moment for quick answers, then such calls are cancelled (the
+    # bridge tells its client the call may or may not have run).
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", lifespan="off", timeout_graceful_shutdown=SHUTDOWN_GRACE
+    )
     server = _Uvicorn(config)
     finished = anyio.Event()
     launched = False

@@ -15,6 +15,7 @@ import logging
 import logging.handlers
 import signal
 import sys
+import time
 from pathlib import Path
 
 import qasync
@@ -26,6 +27,7 @@ from mcpmanager.core.config import Config, ConfigError, load_config
 from mcpmanager.core.control import Control
 from mcpmanager.core.engine import Engine
 from mcpmanager.core.paths import Paths
+from mcpmanager.core.single_instance import FileLock, control, describe, engine_lock, wait_for_advertisement
 from mcpmanager.core.states import State
 from mcpmanager.core.tasks import spawn
 from mcpmanager.core.transports import PortUnavailable, serve_http
@@ -37,23 +39,59 @@ from mcpmanager.gui.main_window import MainWindow
 
 logger = logging.getLogger("mcpmanager.gui")
 LOG_BYTES = 1 << 20
+TAKE_OVER_WAIT = 30.0  # seconds for a background engine to stop its servers (the stop ladder)
 ENDPOINT_WAIT = 10.0  # seconds the window waits for its endpoint before showing anyway
 
 
-def run(config_file: Path | None = None) -> int:
-    """The `mcpmanager` command with no arguments."""
+def run(config_file: Path | None = None, tray: bool = False) -> int:
+    """The `mcpmanager` command with no arguments (`tray`: start in the tray, window closed)."""
+    paths = Paths.resolve(config_file=config_file)
+    paths.ensure()
+    lock = engine_lock(paths.runtime_dir)
+    if not lock.acquire() and not _take_over(paths, lock):
+        return _already_running(paths)
+    try:
+        return _run(paths, tray)
+    finally:
+        lock.release()
+
+
+def _take_over(paths: Paths, lock: FileLock) -> bool:
+    """An engine `connect` started in the background stops for the window, which serves instead
+    (its clients reconnect by themselves). Others are the user's, and stay."""
+    info = wait_for_advertisement(paths.runtime_dir, 10.0)
+    if info is None or info.get("front_end") != "background" or not control(info, "quit"):
+        return False
+    deadline = time.monotonic() + TAKE_OVER_WAIT
+    while time.monotonic() < deadline:
+        if lock.acquire():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _already_running(paths: Paths) -> int:
+    """One engine per user: bring the running window forward, or say what runs instead."""
+    info = wait_for_advertisement(paths.runtime_dir, 10.0)
+    if info is not None and info.get("front_end") == "gui" and control(info, "show"):
+        print(f"{describe(info)}; its window was brought forward", file=sys.stderr)
+        return 0
+    running = describe(info) if info else "another mcpmanager engine is starting"
+    print(f"mcpmanager: {running}; stop it first to open the window", file=sys.stderr)
+    return 2
+
+
+def _run(paths: Paths, tray: bool) -> int:
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
     app.setApplicationName("mcpmanager")
     app.setQuitOnLastWindowClosed(False)  # the tray keeps it alive; Quit ends it
     app.setWindowIcon(style.app_icon())
-    paths = Paths.resolve(config_file=config_file)
-    paths.ensure()
     _log_to_file(paths.log_dir / "mcpmanager.log")
     funnel = ErrorFunnel()
     funnel.install()
     try:
-        qasync.run(Manager(paths, funnel).run())
+        qasync.run(Manager(paths, funnel, start_in_tray=tray).run())
     finally:
         funnel.uninstall()
     return 0
@@ -81,8 +119,9 @@ def load_or_demo(paths: Paths, funnel: ErrorFunnel) -> tuple[Config, bool]:
 class Manager:
     """The running app: engine, endpoint, window and tray, from start to Quit."""
 
-    def __init__(self, paths: Paths, funnel: ErrorFunnel) -> None:
+    def __init__(self, paths: Paths, funnel: ErrorFunnel, start_in_tray: bool = False) -> None:
         self.paths = paths
+        self.start_in_tray = start_in_tray
         self.funnel = funnel
         self.quit = asyncio.Event()
         self.started = asyncio.Event()  # the window is up and the engine started
@@ -115,7 +154,8 @@ class Manager:
         await engine.start()
         tasks.append(spawn(engine.watch_config(), name="watch config"))
         window.status.refresh()
-        window.show()
+        if not (self.start_in_tray and self.tray is not None):
+            window.show()  # in the tray only when there is a tray to come back from
         # What start-up built lives as long as the app: out of the collector's way, a full collection
         # during a stderr flood costs ~1 ms instead of 60-250 ms of frozen window (bench_gui_stderr).
         gc.collect()

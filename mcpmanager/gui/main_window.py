@@ -1,4 +1,4 @@
-"""The main window: pages on the left (servers, catalogue, try it, activity), the error bar and the
+"""The main window: pages on the left (servers, catalogue, try it, activity, clients), the error bar and the
 first-run banner on top, the status bar below. Closing it keeps the engine running in the tray
 (when the desktop has one); Quit stops every server."""
 
@@ -22,6 +22,7 @@ from mcpmanager import __version__
 from mcpmanager.gui import style
 from mcpmanager.gui.activity_page import ActivityPage
 from mcpmanager.gui.catalogue_page import CataloguePage
+from mcpmanager.gui.clients_page import ClientsPage
 from mcpmanager.gui.context import GuiContext
 from mcpmanager.gui.error_bar import ErrorBar
 from mcpmanager.gui.first_run import FirstRunBanner
@@ -45,6 +46,7 @@ class MainWindow(QMainWindow):
         self.catalogue = CataloguePage(ctx)
         self.try_it = TryItPage(ctx)
         self.activity = ActivityPage(ctx)
+        self.clients = ClientsPage(ctx)
         self.pages = QStackedWidget()
         self.nav = QListWidget()
         self.nav.setObjectName("nav")
@@ -60,6 +62,7 @@ class MainWindow(QMainWindow):
             ("Catalogue", self.catalogue),
             ("Try it", self.try_it),
             ("Activity", self.activity),
+            ("Clients", self.clients),
         ):
             self.pages.addWidget(page)
             QListWidgetItem(title, self.nav)
@@ -99,7 +102,7 @@ class MainWindow(QMainWindow):
         quit_action.triggered.connect(self.quitRequested.emit)
         file.addAction(quit_action)
         view = self.menuBar().addMenu("&View")
-        for row, title in enumerate(("&Servers", "&Catalogue", "&Try it", "&Activity")):
+        for row, title in enumerate(("&Servers", "&Catalogue", "&Try it", "&Activity", "C&lients")):
             action = QAction(title, self)
             action.setShortcut(QKeySequence(f"Ctrl+{row + 1}"))
             action.triggered.connect(lambda _=False, r=row: self.nav.setCurrentRow(r))

@@ -171,10 +171,29 @@ def catalogue_complete(servers: Servers) -> bool:
     )
 
 
-def cached_tools(home: Path) -> dict[str, list[str]]:
-    """Each server's own tool names, from the engine's catalogue cache (what the servers listed)."""
-    document = json.loads((home / "cache" / "catalogue.json").read_text(encoding="utf-8"))
+def read_cached_tools(home: Path) -> dict[str, list[str]]:
+    path = home / "cache" / "catalogue.json"
+    if not path.exists():
+        return {}
+    document = json.loads(path.read_text(encoding="utf-8"))
     return {server: [t["name"] for t in entry["tools"]] for server, entry in document["servers"].items()}
+
+
+async def cached_tools(home: Path, servers: list[str]) -> dict[str, list[str]]:
+    """Each server's own tool names, from the engine's catalogue cache (what the servers listed).
+    The engine writes the cache once per burst, a moment after the servers come up: wait for it."""
+    seen: dict[str, list[str]] = {}
+
+    async def holds() -> bool:
+        seen.clear()
+        seen.update(await anyio.to_thread.run_sync(read_cached_tools, home))
+        return all(server in seen for server in servers)
+
+    try:
+        await wait_for(holds, timeout=10, interval=0.1)
+    except TimeoutError:
+        pytest.fail(f"the catalogue cache never held {servers}; it holds {sorted(seen)}")
+    return seen
 
 
 def group_members(pgid: int) -> set[int]:
@@ -234,7 +253,7 @@ async def test_published_servers_are_served_as_one_catalogue(
         assert servers["exits"]["tools"] is None
 
         # Every tool of every good server, exactly once, under a valid, unique name.
-        own = cached_tools(home)
+        own = await cached_tools(home, GOOD)
         counts = {name: servers[name]["tools"] for name in GOOD}
         assert counts == {name: len(own[name]) for name in GOOD}
         assert all(isinstance(n, int) and n > 0 for n in counts.values()), counts

@@ -106,7 +106,7 @@ async def test_discovery_mode_over_the_published_servers(
         assert size < TOKEN_BUDGET
 
         await wait_status(home, catalogue_complete, CATALOGUE_TIMEOUT, "every server settled")
-        own = cached_tools(home)
+        own = await cached_tools(home, GOOD)
         assert sum(len(own[name]) for name in GOOD) > 90  # the real catalogue is behind the four
         assert await names(client) == META  # ... and still only they are listed
 

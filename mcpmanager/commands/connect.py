@@ -1,0 +1,60 @@
+"""`mcpmanager connect [--mode discovery|direct]`: what a client launches to reach the user's engine.
+
+Stdio to the client, Streamable HTTP to the one running engine (`core/bridge.py`); if none runs,
+one is started in the background (`core/engine_launcher.py`) and waited for. Kept light on imports
+on purpose: a client waits for this to start (the SDK alone would take most of a second).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Any
+
+import anyio
+
+from mcpmanager.core.bridge import Bridge, Endpoint
+from mcpmanager.core.engine_launcher import NoEngine, endpoint_of, find_or_start
+from mcpmanager.core.paths import Paths
+from mcpmanager.core.raw_stdio import raw_stdio
+
+DEFAULT_WAIT = 30.0  # seconds: clients allow 10 (Codex) to 60 (Claude Desktop) for their start
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "connect", help="stdio bridge a client launches: to the running engine (started if none runs)"
+    )
+    parser.add_argument("--mode", choices=["discovery", "direct"], help="what this client sees (default: the engine's)")
+    parser.add_argument("--no-start", action="store_true", help="fail instead of starting an engine")
+    wait = f"seconds to wait for a started engine (default {DEFAULT_WAIT:g})"
+    parser.add_argument("--wait", type=float, default=DEFAULT_WAIT, help=wait)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.log_level == "info":  # the client keeps our stderr in its log: only what matters, unless asked
+        logging.getLogger().setLevel(logging.WARNING)
+    paths = Paths.resolve()
+
+    def find(first: bool) -> Endpoint:
+        # After the first connection: the engine went away; start one again unless told not to.
+        return endpoint_of(find_or_start(paths, args.wait, start=not args.no_start), args.mode)
+
+    try:
+        find(True)  # fail in one line, before taking over stdio, when no engine can be had
+    except NoEngine as exc:
+        print(f"mcpmanager connect: {exc}", file=sys.stderr)
+        return 2
+
+    async def relay() -> None:
+        async with raw_stdio() as (lines, write):
+            await Bridge(find, write).run(lines)
+
+    status = 0
+    try:
+        anyio.run(relay)
+    except* NoEngine as group:  # the engine went away and none could be had again
+        print(f"mcpmanager connect: {group.exceptions[0]}", file=sys.stderr)
+        status = 1
+    return status

@@ -1,0 +1,202 @@
+"""The Clients page, offscreen, in front of a real engine: the endpoint and token, one row per client
+found in a fixture home, and install / undo / import from the page landing in the fixture files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QLineEdit
+from pytestqt.qtbot import QtBot
+
+from mcpmanager.core.auth import ensure_token, token_path
+from mcpmanager.core.client_install import STASH_KEY, list_backups
+from mcpmanager.core.json_text import clean_jsonc
+from mcpmanager.gui.clients_page import ClientRow, ClientsPage
+from tests.gui.conftest import fixture, gui_context, until
+
+SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "client_configs"
+COMMAND = ["/opt/mcpmanager/bin/mcpmanager"]
+
+
+def user_home(tmp_path: Path, sample: str = "linux") -> Path:
+    home = tmp_path / "user"
+    shutil.copytree(SAMPLES / sample, home)
+    return home
+
+
+def files_under(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def parse(path: Path) -> dict[str, object]:
+    value = json.loads(clean_jsonc(path.read_text(encoding="utf-8")))
+    assert isinstance(value, dict)
+    return value
+
+
+def row_of(page: ClientsPage, label: str) -> ClientRow:
+    return next(row for row in page.rows if row.target.label == label)
+
+
+async def test_endpoint_token_and_the_clients_found(tmp_path: Path, qtbot: QtBot) -> None:
+    home = user_home(tmp_path)
+    async with gui_context(tmp_path / "engine", {}) as ctx:
+        page = ClientsPage(ctx, home=home, platform="linux", env={}, command=COMMAND)
+        qtbot.addWidget(page)
+        page.show()
+        assert page.endpoint.text() == "" and page.endpoint.placeholderText() == "not serving over HTTP yet"
+        assert page.token.text() == "" and page.token.placeholderText() == "no token yet"
+        assert not page.copy_token.isEnabled()
+        assert "No token yet" in page.token_note.text()
+
+        await until(lambda: len(page.rows) == 4)
+        assert [(r.target.label, r.target.path.relative_to(home).as_posix()) for r in page.rows] == [
+            ("Claude Desktop", ".config/Claude/claude_desktop_config.json"),
+            ("Cursor", ".cursor/mcp.json"),
+            ("VS Code", ".config/Code/User/mcp.json"),
+            ("Claude Code", ".claude.json"),
+        ]
+        assert all(r.state.text() == "not installed" for r in page.rows)
+
+        # The engine starts serving over HTTP and makes its token.
+        ctx.engine.endpoint = "http://127.0.0.1:43210/mcp"
+        token = ensure_token(ctx.engine.paths.runtime_dir)
+        ctx.bridge.serversChanged.emit()
+        await until(lambda: page.endpoint.text() == "http://127.0.0.1:43210/mcp")
+        assert page.discovery_url.text() == "http://127.0.0.1:43210/mcp/discovery"
+        assert page.direct_url.text() == "http://127.0.0.1:43210/mcp/direct"
+        assert page.token.text() == token
+        assert page.token.echoMode() == QLineEdit.EchoMode.Password  # masked until revealed
+        page.reveal.click()
+        assert page.token.echoMode() == QLineEdit.EchoMode.Normal and page.reveal.text() == "Hide"
+        page.copy_token.click()
+        assert QGuiApplication.clipboard().text() == token
+        page.direct_url.property("copyButton").click()
+        assert QGuiApplication.clipboard().text() == "http://127.0.0.1:43210/mcp/direct"
+        assert str(token_path(ctx.engine.paths.runtime_dir)) in page.token_note.text()
+        assert not ctx.errors.problems
+
+
+async def test_install_and_undo_from_the_page(tmp_path: Path, qtbot: QtBot) -> None:
+    home = user_home(tmp_path)
+    original = files_under(home)
+    cursor = home / ".cursor/mcp.json"
+    async with gui_context(tmp_path / "engine", {}) as ctx:
+        page = ClientsPage(ctx, home=home, platform="linux", env={}, command=COMMAND)
+        qtbot.addWidget(page)
+        await until(lambda: len(page.rows) == 4)
+        row = row_of(page, "Cursor")
+        row.mode.setCurrentText("direct")
+        row.install.click()
+        await until(lambda: page.preview is not None and page.preview.isVisible())
+        assert page.preview is not None
+        assert page.preview.change.action == "install"
+        assert '+      "args": ["connect", "--mode", "direct"]' in page.preview.diff.toPlainText()
+        assert files_under(home) == original  # nothing written before the confirmation
+        page.preview.accept()
+        await until(lambda: "mcpmanager" in parse(cursor)["mcpServers"])  # type: ignore[operator]
+        await until(lambda: row_of(page, "Cursor").state.text() == "installed, direct mode")
+        assert parse(cursor)["mcpServers"]["mcpmanager"] == {  # type: ignore[index]
+            "command": COMMAND[0],
+            "args": ["connect", "--mode", "direct"],
+        }
+        [backup] = list_backups(cursor)
+        assert backup.read_bytes() == original[".cursor/mcp.json"]
+        assert "Installed mcpmanager in Cursor" in page.message.text()
+
+        # Installing again: nothing to confirm, nothing written.
+        row_of(page, "Cursor").install.click()
+        await until(lambda: "already installed" in page.message.text())
+
+        row = row_of(page, "Cursor")
+        assert row.undo.isEnabled()
+        row.undo.click()
+        await until(lambda: page.preview is not None and page.preview.change.action == "undo")
+        assert page.preview is not None
+        page.preview.accept()
+        await until(lambda: files_under(home) == original)  # byte for byte, the backup gone
+        await until(lambda: row_of(page, "Cursor").state.text() == "not installed")
+        assert not ctx.errors.problems
+
+
+async def test_cancelling_the_preview_writes_nothing(tmp_path: Path, qtbot: QtBot) -> None:
+    home = user_home(tmp_path, "macos")
+    original = files_under(home)
+    async with gui_context(tmp_path / "engine", {}) as ctx:
+        page = ClientsPage(ctx, home=home, platform="darwin", env={}, command=COMMAND)
+        qtbot.addWidget(page)
+        await until(lambda: len(page.rows) == 4)
+        row_of(page, "VS Code").install.click()
+        await until(lambda: page.preview is not None and page.preview.isVisible())
+        assert page.preview is not None
+        page.preview.reject()
+        await until(lambda: page.preview is not None and not page.preview.isVisible())
+        assert files_under(home) == original
+
+
+async def test_import_then_install_turning_off_what_mcpmanager_serves(tmp_path: Path, qtbot: QtBot) -> None:
+    home = tmp_path / "user"
+    cursor = home / ".cursor/mcp.json"
+    cursor.parent.mkdir(parents=True)
+    servers = {"notes": fixture("--name", "notes"), "weather": fixture("--name", "weather")}
+    text = json.dumps({"mcpServers": servers, "other": [1, 2.50]}, indent=2).replace("2.5", "2.50")
+    cursor.write_text(text)
+    async with gui_context(tmp_path / "engine", {"notes": fixture("--name", "notes")}) as ctx:
+        page = ClientsPage(ctx, home=home, platform="linux", env={}, command=COMMAND)
+        qtbot.addWidget(page)
+        await until(lambda: len(page.rows) == 1)
+        row = page.rows[0]
+        assert row.state.text() == "not installed; also served by mcpmanager (tools loaded twice): notes"
+
+        row.import_.click()
+        await until(lambda: "weather" in ctx.engine.config.servers)
+        await until(lambda: page.message.text() == "Imported 1 server from Cursor (1 already in mcpmanager).")
+        written = json.loads(ctx.control.path.read_text())
+        assert list(written["mcpServers"]) == ["notes", "weather"]
+        await until(lambda: "notes, weather" in page.rows[0].state.text())
+
+        page.disable_served.setChecked(True)
+        page.rows[0].install.click()
+        await until(lambda: page.preview is not None and page.preview.isVisible())
+        assert page.preview is not None
+        assert "Turned off there (mcpmanager serves them): notes, weather" in page.preview.summary.text()
+        page.preview.accept()
+        await until(lambda: STASH_KEY in parse(cursor))
+        doc = parse(cursor)
+        assert list(doc["mcpServers"]) == ["mcpmanager"]  # type: ignore[call-overload]
+        assert doc[STASH_KEY] == servers and doc["other"] == [1, 2.5]
+        assert "2.50" in cursor.read_text()  # written as text, not re-serialized
+        await until(lambda: "turned off here by mcpmanager: notes, weather" in page.rows[0].state.text())
+
+        page.rows[0].undo.click()
+        await until(lambda: page.preview is not None and page.preview.change.action == "undo")
+        assert page.preview is not None
+        page.preview.accept()
+        await until(lambda: cursor.read_text() == text)
+        assert not ctx.errors.problems
+
+
+async def test_a_broken_client_file_is_shown_and_reported_not_written(tmp_path: Path, qtbot: QtBot) -> None:
+    home = user_home(tmp_path, "broken")
+    original = files_under(home)
+    async with gui_context(tmp_path / "engine", {}) as ctx:
+        page = ClientsPage(ctx, home=home, platform="linux", env={}, command=COMMAND)
+        qtbot.addWidget(page)
+        await until(lambda: len(page.rows) >= 3)
+        claude = row_of(page, "Claude Desktop")
+        assert claude.state.text().startswith("cannot be changed: ")
+        assert "invalid JSON: Expecting ',' delimiter; not changed" in claude.state.text()
+        assert not claude.install.isEnabled()
+        # The file broke after the page looked: the refusal reaches the error bar, in one line.
+        vscode = row_of(page, "VS Code")
+        vscode.target.path.write_text('{"servers": [}')
+        vscode.install.click()
+        await until(lambda: bool(ctx.errors.problems))
+        title = ctx.errors.problems[-1].title
+        assert title.startswith("Could not install mcpmanager in VS Code: ") and "invalid JSON" in title
+        assert page.preview is None
+        vscode.target.path.write_bytes(original[".config/Code/User/mcp.json"])
+        assert files_under(home) == original
