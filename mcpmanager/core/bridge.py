@@ -58,6 +58,8 @@ Message = dict[str, Any]
 class Lost(Exception):
     """The engine is gone: refused, reset, or a new engine that does not know this session."""
 
+    generation = -1  # of the connection that was lost (set where it is raised)
+
 
 @dataclass
 class _Request:
@@ -81,7 +83,9 @@ class Bridge:
         self._pending: dict[Any, _Request] = {}
         self._connected = anyio.Event()
         self._reconnecting = False
-        self._generation = 0
+        self._dormant = False  # the engine is gone and nothing waits for one: reconnect on the next request
+        self._generation = 0  # counts connections to an engine
+        self._dead = 0  # the last generation found gone
         self._replays = 0
         self._tg: anyio.abc.TaskGroup | None = None
         self.connections = 0
@@ -130,6 +134,9 @@ class Bridge:
             return
         method = message.get("method")
         if "id" in message and isinstance(method, str):  # a request
+            if self._dormant:
+                self._dormant = False
+                self._spawn(self._revive())
             request = _Request(line, message)
             self._pending[message["id"]] = request
             if method == "initialize":
@@ -159,20 +166,14 @@ class Bridge:
             try:
                 await work
             except Lost as exc:
-                await self._lost(str(exc))
+                await self._lost(exc)
 
         self._tg.start_soon(guarded)
 
     async def _request(self, request: _Request) -> None:
         with request.scope:
             await self._connected.wait()
-            generation = self._generation
-            try:
-                await self._post(request.raw, request.message, request)
-            except Lost:
-                if generation == self._generation:
-                    raise
-                # The engine was replaced while this waited; _lost decided its fate already.
+            await self._post(request.raw, request.message, request)
 
     async def _send(self, raw: bytes, message: Message | None) -> None:
         """A notification (or a batch), once there is an engine to send it to."""
@@ -181,14 +182,17 @@ class Bridge:
 
     async def _post(self, raw: bytes, message: Message | None, request: _Request | None = None) -> None:
         assert self._http is not None
-        headers = self._headers(message)
+        headers, generation = self._headers(message), self._generation
         try:
             async with self._http.stream("POST", self._url, content=raw, headers=headers) as response:
                 await self._answered(response, message, request)
         except httpx2.TransportError as exc:  # refused, reset, closed mid-answer
             if request is not None and isinstance(exc, httpx2.ConnectError):
                 request.refused = True
-            raise Lost(f"{type(exc).__name__}: {exc}") from exc
+            raise _lost_at(generation, f"{type(exc).__name__}: {exc}") from exc
+        except Lost as exc:
+            exc.generation = generation
+            raise
 
     async def _answered(self, response: httpx2.Response, message: Message | None, request: _Request | None) -> None:
         status = response.status_code
@@ -228,19 +232,17 @@ class Bridge:
     async def _listen(self, generation: int) -> None:
         """The handshake session's GET stream: what the engine sends of its own accord."""
         assert self._http is not None
-        while generation == self._generation:
+        while generation == self._generation and generation != self._dead:
             try:
                 async with self._http.stream("GET", self._url, headers=self._headers(None, accept_sse=True)) as stream:
                     if stream.status_code == 405:  # the engine offers none
                         return
                     if stream.status_code >= 400:
-                        raise Lost(f"the engine refused the event stream ({stream.status_code})")
+                        raise _lost_at(generation, f"the engine refused the event stream ({stream.status_code})")
                     async for data in _events(stream):
                         await self._to_client(data)
             except httpx2.TransportError as exc:
-                if generation == self._generation:
-                    raise Lost(f"event stream: {type(exc).__name__}") from exc
-                return
+                raise _lost_at(generation, f"event stream: {type(exc).__name__}") from exc
             await anyio.sleep(RECONNECT_PAUSE)
 
     async def _to_client(self, data: bytes) -> None:
@@ -270,33 +272,43 @@ class Bridge:
 
     # The engine went away -------------------------------------------------------------------------
 
-    async def _lost(self, why: str) -> None:
-        if self._reconnecting:
-            return  # one reconnection at a time; the others wait on `_connected`
-        self._reconnecting = True
+    async def _lost(self, exc: Lost) -> None:
+        """The engine of this connection is gone. Tool calls in flight fail; other requests wait for
+        the next engine. That is looked for only when a request needs one: a user who quit the app
+        did not ask for another one to start while the clients sit idle."""
+        if exc.generation != self._generation or self._dead == self._generation:
+            return  # an older connection's, or this loss is being handled already
+        self._dead = self._generation
         self._connected = anyio.Event()
-        logger.info("lost the engine (%s); reconnecting", why)
+        logger.info("lost the engine (%s)", exc)
+        interrupted = [r for r in self._pending.values() if r.message.get("method") in NOT_REPEATED and not r.refused]
+        for request in interrupted:
+            request.scope.cancel()
+            await self._interrupted(request)
+        repeat = [r for r in self._pending.values() if r not in interrupted]
+        for request in repeat:
+            request.scope.cancel()
+            fresh = _Request(request.raw, request.message)
+            self._pending[request.message.get("id")] = fresh
+            self._spawn(self._request(fresh))  # waits for `_connected`
+        if repeat:
+            await self._revive()
+        else:
+            self._dormant = True
+
+    async def _revive(self) -> None:
+        """Reach an engine again (starting one if need be) and let the waiting requests through."""
+        if self._reconnecting:
+            return
+        self._reconnecting = True
         try:
-            interrupted = [
-                r for r in self._pending.values() if r.message.get("method") in NOT_REPEATED and not r.refused
-            ]
-            for request in interrupted:
-                request.scope.cancel()
-                await self._interrupted(request)
-            repeat = [r for r in self._pending.values() if r not in interrupted]
-            for request in repeat:
-                request.scope.cancel()
             await self._reconnect()
-            self._connected.set()
-            for request in repeat:
-                fresh = _Request(request.raw, request.message)
-                self._pending[request.message.get("id")] = fresh
-                self._spawn(self._request(fresh))
-            if self._initialize is not None:  # modern clients re-listen on their own
-                note = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
-                await self._write(json.dumps(note).encode() + b"\n")
         finally:
             self._reconnecting = False
+        self._connected.set()
+        if self._initialize is not None:  # a handshake-era client; modern clients re-listen on their own
+            note = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+            await self._write(json.dumps(note).encode() + b"\n")
 
     async def _reconnect(self) -> None:
         """Until an engine takes the client's handshake. The one that went away may still advertise
@@ -354,6 +366,12 @@ class Bridge:
             if isinstance(name, str):
                 headers["Mcp-Name"] = _header_value(name)
         return headers
+
+
+def _lost_at(generation: int, why: str) -> Lost:
+    lost = Lost(why)
+    lost.generation = generation
+    return lost
 
 
 def _version_of(message: Message) -> str | None:

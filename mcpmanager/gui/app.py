@@ -195,12 +195,16 @@ class Manager:
         try:
             token = ensure_token(self.paths.runtime_dir)
             engine.token_file = token_path(self.paths.runtime_dir)
-            controls = {"show": self.bring_forward}
+            controls = {"show": self._shown_for_another}
             await serve_http(engine.proxy, engine.config.proxy.port, listening, token=token, controls=controls)
         except* PortUnavailable as group:
             self.funnel.report(f"Clients cannot connect: {group.exceptions[0]}")
         finally:
             self._listening.set()  # never keep the window waiting for an endpoint that failed
+
+    def _shown_for_another(self) -> None:
+        logger.info("another mcpmanager was started: this window comes forward instead")
+        self.bring_forward()
 
     def bring_forward(self) -> None:
         """Another `mcpmanager` was started: show this window instead of a second engine."""

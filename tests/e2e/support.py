@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -17,6 +19,8 @@ from mcp.client.session import IncomingMessage
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+
+from mcpmanager.core.runtime import read_advertisements
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "servers"
 FIXTURE_SERVER = FIXTURES / "fixture_server.py"
@@ -110,3 +114,42 @@ async def http_client(url: str, token: str, era: str = "legacy", **options: Any)
         transport = streamable_http_client(url, http_client=http)
         async with Client(transport, mode=era, cache=None, **options) as client:
             yield client
+
+
+def bridge_env(home: Path) -> dict[str, str]:
+    """What a client gives the command it launches: little. No DISPLAY: the headless engine starts."""
+    return {"MCPMANAGER_HOME": str(home), "PATH": os.environ.get("PATH", ""), "PYTHONUNBUFFERED": "1"}
+
+
+@asynccontextmanager
+async def connected(
+    home: Path, era: str = "legacy", mode: str | None = None, notes: Notes | None = None
+) -> AsyncIterator[Client]:
+    """`mcpmanager connect [--mode MODE]` launched the way a client launches it."""
+    args = ["-m", "mcpmanager", "connect", *(["--mode", mode] if mode else [])]
+    params = StdioServerParameters(command=sys.executable, args=args, env=bridge_env(home))
+    with (home / "connect-stderr.log").open("a") as errlog:
+        async with Client(stdio_client(params, errlog=errlog), mode=era, message_handler=notes, cache=None) as client:
+            yield client
+
+
+def engines(home: Path) -> list[dict[str, Any]]:
+    return read_advertisements(home / "run")
+
+
+def engine_pid(home: Path) -> int:
+    [engine] = engines(home)
+    return int(engine["pid"])
+
+
+def stop_engines(home: Path) -> None:
+    """Engines `connect` started outlive their client on purpose: the test stops them."""
+    pids = [int(info["pid"]) for info in engines(home)]
+    for pid in pids:
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 30
+    while any(pid_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in pids:
+        if pid_alive(pid):
+            os.kill(pid, signal.SIGKILL)

@@ -4,80 +4,22 @@ forwards progress, cancellation and list_changed, and survives the engine going 
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import anyio
 import mcp_types as types
 import pytest
-from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import Client
 
-from mcpmanager.core.runtime import read_advertisements
-from tests.e2e.support import FAST, Notes, fixture, pid_alive, text_of, wait_for
+from tests.e2e.support import Notes, bridge_env, connected, engine_pid, engines, pid_alive, text_of, wait_for
 
 ERAS = ["legacy", "auto"]
 META = {"discover_tools", "search_tools_regex", "get_tool_schema", "call_tool"}
-
-
-def bridge_env(home: Path) -> dict[str, str]:
-    """What a client gives the command it launches: little. No DISPLAY: the headless engine starts."""
-    return {"MCPMANAGER_HOME": str(home), "PATH": os.environ.get("PATH", ""), "PYTHONUNBUFFERED": "1"}
-
-
-@asynccontextmanager
-async def connected(
-    home: Path, era: str = "legacy", mode: str | None = None, notes: Notes | None = None
-) -> AsyncIterator[Client]:
-    """`mcpmanager connect [--mode MODE]` launched the way a client launches it."""
-    args = ["-m", "mcpmanager", "connect", *(["--mode", mode] if mode else [])]
-    params = StdioServerParameters(command=sys.executable, args=args, env=bridge_env(home))
-    with (home / "connect-stderr.log").open("a") as errlog:
-        async with Client(stdio_client(params, errlog=errlog), mode=era, message_handler=notes, cache=None) as client:
-            yield client
-
-
-def engines(home: Path) -> list[dict[str, Any]]:
-    return read_advertisements(home / "run")
-
-
-def engine_pid(home: Path) -> int:
-    [engine] = engines(home)
-    return int(engine["pid"])
-
-
-def stop_engines(home: Path) -> None:
-    """Engines `connect` started outlive their client on purpose: the test stops them."""
-    pids = [int(info["pid"]) for info in engines(home)]
-    for pid in pids:
-        os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + 30
-    while any(pid_alive(pid) for pid in pids) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    for pid in pids:
-        if pid_alive(pid):
-            os.kill(pid, signal.SIGKILL)
-
-
-@pytest.fixture
-def user(tmp_path: Path) -> Iterator[Path]:
-    """A user's mcpmanager home with two fixture servers in its config; no engine runs yet."""
-    home = tmp_path / "home"
-    home.mkdir()
-    servers = {"a": fixture("--name", "a", "--changing-tools"), "b": fixture("--name", "b")}
-    (home / "config.json").write_text(json.dumps({"mcpServers": servers, "supervisor": FAST}), encoding="utf-8")
-    try:
-        yield home
-    finally:
-        stop_engines(home)
 
 
 async def names(client: Client) -> set[str]:
