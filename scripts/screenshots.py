@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -32,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "screenshots"
 PUBLISHED = ROOT / ".cache" / "published" / "config.json"
 FIXTURE = ROOT / "tests" / "fixtures" / "servers" / "fixture_server.py"
+CLIENT_CONFIGS = ROOT / "tests" / "fixtures" / "client_configs" / "formats"
 CRASHING = (
     'echo "weather-mcp 0.4.1 starting" >&2; echo "loading settings from ~/.config/weather-mcp" >&2; '
     'echo "Error: OPENWEATHER_API_KEY is not set; get one at openweathermap.org and put it in env" >&2; exit 1'
@@ -130,6 +133,35 @@ async def drive(manager: Manager) -> None:
         window.activity.select_call(repaired.id)  # "Make alias…" on a name that needed repair
         await settle()
         await capture("activity.png", window)
+
+        # Clients: the sample client configs of the tests stand in for the user's (HOME, see main).
+        clients = window.clients
+        # What a pipx install would write, rather than this checkout's path.
+        clients.command = [str(Path.home() / ".local" / "bin" / "mcpmanager")]
+        window.show_page(clients)
+        await settle(1.5)
+        cursor = next(row for row in clients.rows if row.target.client == "cursor")
+        clients.install(cursor)
+        for _ in range(50):
+            if clients.preview is not None and clients.preview.isVisible():
+                break
+            await asyncio.sleep(0.1)
+        assert clients.preview is not None
+        clients.preview.accept()  # install, as the user would after reading the preview
+        await settle(1.5)
+        await capture("clients.png", window)
+        claude = next(row for row in clients.rows if row.target.client == "claude-desktop")
+        clients.disable_served.setChecked(True)
+        clients.install(claude)
+        for _ in range(50):
+            if clients.preview is not None and clients.preview.isVisible():
+                break
+            await asyncio.sleep(0.1)
+        assert clients.preview is not None
+        clients.preview.move(window.x() + 200, window.y() + 120)
+        await settle()
+        await capture("install-preview.png", clients.preview)
+        clients.preview.reject()
     finally:
         manager.quit.set()
 
@@ -140,6 +172,9 @@ def main() -> int:
     app.setQuitOnLastWindowClosed(False)
     with tempfile.TemporaryDirectory(prefix="mcpmanager-shots-") as folder:
         home = Path(folder)
+        user = home / "user"
+        shutil.copytree(CLIENT_CONFIGS, user)
+        os.environ["HOME"] = str(user)  # the Clients page looks for client configs under HOME
         paths = Paths.resolve(config_file=make_config(home), env={"MCPMANAGER_HOME": str(home)})
         funnel = ErrorFunnel()
         manager = Manager(paths, funnel)

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -162,9 +163,11 @@ class ClientsPage(QWidget):
         token_row.addWidget(self.reveal)
         token_row.addWidget(self.copy_token)
         form.addRow("Bearer token", token_row)
-        form.addRow("", self.token_note)
         endpoint_box = QGroupBox("Where clients connect")
-        endpoint_box.setLayout(form)
+        endpoint_layout = QVBoxLayout(endpoint_box)
+        endpoint_layout.addLayout(form)
+        endpoint_layout.addWidget(self.token_note)  # below the form: a wrapped label in a form row gets slack
+        endpoint_box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
 
         # Clients.
         self.grid = QGridLayout()
@@ -181,7 +184,9 @@ class ClientsPage(QWidget):
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.clicked.connect(self.refresh)
         table = QWidget()
-        table.setLayout(self.grid)
+        rows = QVBoxLayout(table)
+        rows.addLayout(self.grid)
+        rows.addStretch(1)  # the rows sit at the top, however few
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(table)

@@ -4,6 +4,7 @@ forwards progress, cancellation and list_changed, and survives the engine going 
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -14,7 +15,8 @@ from pathlib import Path
 import anyio
 import mcp_types as types
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 from tests.e2e.support import Notes, bridge_env, connected, engine_pid, engines, pid_alive, text_of, wait_for
 
@@ -133,3 +135,23 @@ def test_connect_without_an_engine_and_told_not_to_start_one_says_so(user: Path)
     assert result.stdout == ""  # nothing a client would read as a protocol message
     assert result.stderr == "mcpmanager connect: no mcpmanager engine is running\n"
     assert engines(user) == []
+
+
+async def test_the_entry_install_writes_launches_the_bridge(user: Path, tmp_path: Path) -> None:
+    """What `mcpmanager install` puts into a client's config is a command that works as launched."""
+    desktop = tmp_path / "desktop-user"
+    (desktop / ".config" / "Claude").mkdir(parents=True)
+    install = [sys.executable, "-m", "mcpmanager", "install", "--client", "claude-desktop", "--mode", "direct"]
+    done = await anyio.run_process(install, env={**bridge_env(user), "HOME": str(desktop)}, check=False)
+    assert done.returncode == 0, done.stderr.decode()
+    written = json.loads((desktop / ".config" / "Claude" / "claude_desktop_config.json").read_text())
+    entry = written["mcpServers"]["mcpmanager"]
+    assert entry["args"][-3:] == ["connect", "--mode", "direct"]
+    assert Path(entry["command"]).is_absolute()  # clients start it without the shell's PATH
+
+    # Launched as Claude Desktop launches it: the command, its args, and an environment of its own.
+    params = StdioServerParameters(command=entry["command"], args=entry["args"], env=bridge_env(user))
+    with (user / "installed-entry.log").open("a") as errlog:
+        async with Client(stdio_client(params, errlog=errlog), cache=None) as client:
+            await wait_for(lambda: has(client, {"b__echo"}), timeout=30)
+            assert text_of(await client.call_tool("b__echo", {"text": "installed"})) == "installed"
