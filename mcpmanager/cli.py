@@ -55,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     resolve_command.add_parser(commands)
     clients_command.add_parser(commands)
 
+    demo = commands.add_parser("demo-server", help="run a bundled demo server (the demo config launches these)")
+    demo.add_argument("script", help="notes_server.py or clock_server.py")
+
     status = commands.add_parser("status", help="the running engines and their servers")
     status.add_argument("--config", type=Path, help=argparse.SUPPRESS)
     status.add_argument("--json", action="store_true", help="print JSON")
@@ -82,6 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return resolve_command.run(args)
         if args.command in ("import", "install"):
             return clients_command.run(args)
+        if args.command == "demo-server":
+            return _demo_server(args.script)
         if args.command is None:
             return _default(args)
     except UsageError as exc:
@@ -92,6 +97,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     parser.error(f"unknown command {args.command}")
     return 2
+
+
+def _demo_server(script: str) -> int:
+    from mcpmanager.demo import run_demo_server
+
+    try:
+        run_demo_server(script)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return 0
 
 
 def _load(paths: Paths, demo: bool) -> Config:

@@ -162,6 +162,12 @@ async def drive(manager: Manager) -> None:
         await settle()
         await capture("install-preview.png", clients.preview)
         clients.preview.reject()
+
+        about = window.show_about()
+        about.move(window.x() + 260, window.y() + 80)
+        await settle()
+        await capture("about.png", about)
+        about.close()
     finally:
         manager.quit.set()
 

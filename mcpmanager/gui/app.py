@@ -22,6 +22,7 @@ import qasync
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
+from mcpmanager import __version__
 from mcpmanager.core.auth import ensure_token, token_path
 from mcpmanager.core.config import Config, ConfigError, load_config
 from mcpmanager.core.control import Control
@@ -85,6 +86,8 @@ def _run(paths: Paths, tray: bool) -> int:
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
     app.setApplicationName("mcpmanager")
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName("mcpmanager")  # Wayland matches the window to resources/mcpmanager.desktop by this
     app.setQuitOnLastWindowClosed(False)  # the tray keeps it alive; Quit ends it
     app.setWindowIcon(style.app_icon())
     _log_to_file(paths.log_dir / "mcpmanager.log")

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from mcpmanager import __version__
 from mcpmanager.gui import style
+from mcpmanager.gui.about import AboutDialog
 from mcpmanager.gui.activity_page import ActivityPage
 from mcpmanager.gui.catalogue_page import CataloguePage
 from mcpmanager.gui.clients_page import ClientsPage
@@ -37,6 +38,7 @@ class MainWindow(QMainWindow):
     def __init__(self, ctx: GuiContext, has_tray: Callable[[], bool] = lambda: False) -> None:
         super().__init__()
         self.ctx = ctx
+        self.about: AboutDialog | None = None
         self._has_tray = has_tray
         self.setWindowTitle("mcpmanager")
         self.setWindowIcon(style.app_icon())
@@ -108,9 +110,17 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _=False, r=row: self.nav.setCurrentRow(r))
             view.addAction(action)
         help_menu = self.menuBar().addMenu("&Help")
-        about = QAction(f"mcpmanager {__version__}", self)
-        about.setEnabled(False)
+        about = QAction(f"&About mcpmanager {__version__}…", self)
+        about.setMenuRole(QAction.MenuRole.AboutRole)
+        about.triggered.connect(self.show_about)
         help_menu.addAction(about)
+
+    def show_about(self) -> AboutDialog:
+        if self.about is None:
+            self.about = AboutDialog(self.ctx.engine.paths, self)
+        self.about.show()  # non-modal: never exec() under qasync
+        self.about.raise_()
+        return self.about
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self._has_tray():

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
+from mcpmanager import __version__
 from mcpmanager.core.states import State
 from mcpmanager.core.tasks import spawn
 from mcpmanager.core.transports import serve_http
@@ -114,3 +115,26 @@ async def test_closing_hides_to_the_tray_or_quits_without_one(tmp_path: Path, qt
         window.close()
         assert quits == [True]  # no tray: closing is quitting (there would be no way back)
         assert ctx.engine.downstreams["alpha"].status.state is not State.STOPPED  # stopping is the app's job
+
+
+async def test_help_about_tells_version_places_and_licence(tmp_path: Path, qtbot: QtBot) -> None:
+    async with gui_context(tmp_path, {"alpha": fixture("--name", "alpha")}) as ctx:
+        window = MainWindow(ctx)
+        qtbot.addWidget(window)
+        window.show()
+        help_menu = next(a for a in window.menuBar().actions() if a.text() == "&Help").menu()
+        [about_action] = help_menu.actions()
+        assert about_action.text() == f"&About mcpmanager {__version__}…"
+        about_action.trigger()
+        dialog = window.about
+        assert dialog is not None
+        await until(dialog.isVisible)
+        assert dialog.title.text() == f"<h2>mcpmanager {__version__}</h2>"
+        paths = ctx.engine.paths
+        for place in (paths.config_file, paths.log_dir, paths.cache_dir, paths.runtime_dir):
+            assert str(place) in dialog.places.text()
+        assert dialog.licence.toPlainText().startswith("MIT License\n")
+        assert "from source" in dialog.facts.text() and "Qt 6." in dialog.facts.text()
+        dialog.close()
+        window.show_about()  # asked again: the same dialog comes back
+        assert window.about is dialog and dialog.isVisible()
