@@ -109,7 +109,9 @@ class ServersPage(QWidget):
     def _status_changed(self, servers: set[str]) -> None:
         self.model.refresh(servers)
         if self.detail.name in servers:
-            self.detail.refresh()
+            # show_server, not refresh: a server selected before the engine started it had no
+            # process to show yet, and now has one.
+            self.detail.show_server(self.detail.name)
         self._update_actions()
 
     def _servers_changed(self) -> None:

@@ -75,10 +75,11 @@ async def until(predicate: Callable[[], object], timeout: float = 20.0, interval
 
 @asynccontextmanager
 async def gui_context(
-    folder: Path, servers: dict[str, Any], mode: str = "discovery", **sections: Any
+    folder: Path, servers: dict[str, Any], mode: str = "discovery", started: bool = True, **sections: Any
 ) -> AsyncIterator[GuiContext]:
     """A real engine on a real config file with these servers (see tests.e2e.support.fixture), its
-    bridge, control and error funnel. Stops every server on the way out."""
+    bridge, control and error funnel (`started=False`: the test starts the engine, as the app does
+    after building the window). Stops every server on the way out."""
     sections.setdefault("supervisor", FAST)
     path = write_config(folder, servers, **sections)
     home = folder / "home"
@@ -87,7 +88,8 @@ async def gui_context(
     bridge = EngineBridge(engine, interval_ms=20)
     funnel = ErrorFunnel()
     ctx = GuiContext(engine, bridge, Control(engine), funnel)
-    await engine.start()
+    if started:
+        await engine.start()
     try:
         yield ctx
     finally:

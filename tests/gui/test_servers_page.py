@@ -101,6 +101,22 @@ async def test_the_detail_shows_stderr_facts_and_tools(tmp_path: Path, qtbot: Qt
         await until(lambda: detail.facts["Last exit"].text().startswith("exited 3"))
 
 
+async def test_the_first_server_is_shown_once_the_engine_starts(tmp_path: Path, qtbot: QtBot) -> None:
+    # The app builds the window first and starts the engine after: the first server is selected
+    # before it has a process, and its detail must come alive when it does, not stay greyed out.
+    async with gui_context(tmp_path, {"first": fixture("--name", "first")}, started=False) as ctx:
+        page = ServersPage(ctx)
+        qtbot.addWidget(page)
+        page.show()
+        assert page.selected() == "first"
+        await ctx.engine.start()
+        await until(lambda: ctx.engine.downstreams["first"].status.state is State.READY)
+        detail = page.detail
+        await until(detail.isEnabled)
+        await until(lambda: "ready" in detail.state.text())
+        assert detail.facts["Command"].text().startswith(sys.executable)
+
+
 async def test_actions_reach_the_engine_and_the_file(tmp_path: Path, qtbot: QtBot) -> None:
     async with gui_context(tmp_path, SERVERS) as ctx:
         page = ServersPage(ctx)
