@@ -42,20 +42,19 @@ back; the backup stays for the user.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import json
 import os
 import re
 import stat
 import sys
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, cast
 
+from mcpmanager.core.atomic_write import write_atomic
 from mcpmanager.core.client_configs import client_locations, read_client_config
 from mcpmanager.core.client_import import BRIDGE_NAME, ClientNotFound, check_client, read_entries, served_by
 from mcpmanager.core.config import Config, ProxyMode
@@ -342,11 +341,11 @@ def apply_change(change: Change, now: datetime | None = None) -> Path | None:
     backup = None
     if change.action == "install" and change.before is not None:
         backup = _backup_path(change.target.path, now or datetime.now())  # beside the path the user knows
-        _write_atomic(backup, change.before, mode)
+        write_atomic(backup, change.before, mode)
     if change.after is None:
         path.unlink()
     else:
-        _write_atomic(path, change.after, mode)
+        write_atomic(path, change.after, mode)
     if change.restore is not None:
         change.restore.unlink(missing_ok=True)  # its bytes are the file now: the stack unwinds
     return backup
@@ -373,21 +372,6 @@ def _backup_path(path: Path, now: datetime) -> Path:
         number += 1
         candidate = path.with_name(f"{path.name}.mcpmanager-{stamp}-{number}.bak")
     return candidate
-
-
-def _write_atomic(path: Path, data: bytes, mode: int) -> None:
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
 
 
 # State -------------------------------------------------------------------------------------------

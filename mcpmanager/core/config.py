@@ -7,19 +7,18 @@ document is kept in `Config.document` so keys mcpmanager does not know survive a
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
 import math
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal, NoReturn, TypeAlias, TypeVar
 
+from mcpmanager.core.atomic_write import write_atomic
 from mcpmanager.core.json_text import KeyPath, json_kind, render, scan
 
 ProxyMode = Literal["discovery", "direct"]
@@ -380,29 +379,8 @@ def save_config(config: Config, path: Path) -> None:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     if previous is not None:
-        _write_atomic(path.with_name(path.name + ".bak"), previous, mode)
-    _write_atomic(path, data, mode)
-
-
-def _write_atomic(path: Path, data: bytes, mode: int) -> None:
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    if os.name == "posix":  # make the rename itself durable
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+        write_atomic(path.with_name(path.name + ".bak"), previous, mode)
+    write_atomic(path, data, mode)
 
 
 def _document(config: Config) -> dict[str, Any]:
