@@ -10,7 +10,6 @@ import contextlib
 import io
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -22,10 +21,9 @@ import pytest
 
 from mcpmanager.commands import clients
 from mcpmanager.core.client_install import STASH_KEY, list_backups
-from mcpmanager.core.json_text import clean_jsonc
 from mcpmanager.core.launch import mcpmanager_command
+from tests.client_samples import files_under, parse, user_home
 
-SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "client_configs"
 CURSOR = ".cursor/mcp.json"
 VSCODE = ".config/Code/User/mcp.json"
 
@@ -80,22 +78,6 @@ def mcpmanager(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Runne
         return runner(home or tmp_path / "user", tmp_path / "manager", *args)
 
     yield run
-
-
-def user_home(tmp_path: Path, sample: str = "linux") -> Path:
-    home = tmp_path / "user"
-    shutil.copytree(SAMPLES / sample, home)
-    return home
-
-
-def files_under(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
-def parse(path: Path) -> dict[str, object]:
-    value = json.loads(clean_jsonc(path.read_text(encoding="utf-8")))
-    assert isinstance(value, dict)
-    return value
 
 
 # import -------------------------------------------------------------------------------------------

@@ -4,7 +4,6 @@ found in a fixture home, and install / undo / import from the page landing in th
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 from PySide6.QtGui import QGuiApplication
@@ -13,28 +12,11 @@ from pytestqt.qtbot import QtBot
 
 from mcpmanager.core.auth import ensure_token, token_path
 from mcpmanager.core.client_install import STASH_KEY, list_backups
-from mcpmanager.core.json_text import clean_jsonc
 from mcpmanager.gui.clients_page import ClientRow, ClientsPage
+from tests.client_samples import files_under, parse, user_home
 from tests.gui.conftest import fixture, gui_context, until
 
-SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "client_configs"
 COMMAND = ["/opt/mcpmanager/bin/mcpmanager"]
-
-
-def user_home(tmp_path: Path, sample: str = "linux") -> Path:
-    home = tmp_path / "user"
-    shutil.copytree(SAMPLES / sample, home)
-    return home
-
-
-def files_under(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
-def parse(path: Path) -> dict[str, object]:
-    value = json.loads(clean_jsonc(path.read_text(encoding="utf-8")))
-    assert isinstance(value, dict)
-    return value
 
 
 def row_of(page: ClientsPage, label: str) -> ClientRow:
