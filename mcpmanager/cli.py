@@ -20,6 +20,7 @@ from mcpmanager.commands import connect as connect_command
 from mcpmanager.commands import resolve as resolve_command
 from mcpmanager.commands import search as search_command
 from mcpmanager.core.config import Config, ConfigError, load_config
+from mcpmanager.core.engine_launcher import has_display
 from mcpmanager.core.paths import Paths
 from mcpmanager.core.runtime import read_advertisements
 
@@ -137,8 +138,7 @@ def _serve(args: argparse.Namespace) -> int:
         lock = engine_lock(paths.runtime_dir)
         if not lock.acquire():
             info = wait_for_advertisement(paths.runtime_dir, 5.0)
-            running = describe(info) if info else "another mcpmanager engine is starting"
-            raise UsageError(f"{running}; stop it first, or let clients use it (`mcpmanager connect`)")
+            raise UsageError(f"{describe(info)}; stop it first, or let clients use it (`mcpmanager connect`)")
 
     async def run() -> None:
         engine = Engine(config, paths, mode)
@@ -225,9 +225,8 @@ def _format_engine(info: dict[str, Any]) -> str:
 
 
 def _no_display() -> bool:
-    if sys.platform in ("win32", "darwin") or os.environ.get("QT_QPA_PLATFORM"):
-        return False  # a desktop always has one; an explicit platform (offscreen, vnc…) is the user's choice
-    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    # An explicit Qt platform (offscreen, vnc…) is the user's choice.
+    return not (os.environ.get("QT_QPA_PLATFORM") or has_display())
 
 
 def _default(args: argparse.Namespace) -> int:

@@ -37,19 +37,18 @@ def run(args: argparse.Namespace) -> int:
         logging.getLogger().setLevel(logging.WARNING)
     paths = Paths.resolve()
 
-    def find(first: bool) -> Endpoint:
-        # After the first connection: the engine went away; start one again unless told not to.
+    def find() -> Endpoint:
         return endpoint_of(find_or_start(paths, args.wait, start=not args.no_start), args.mode)
 
     try:
-        find(True)  # fail in one line, before taking over stdio, when no engine can be had
+        first = find()  # fail in one line, before taking over stdio, when no engine can be had
     except NoEngine as exc:
         print(f"mcpmanager connect: {exc}", file=sys.stderr)
         return 2
 
     async def relay() -> None:
         async with raw_stdio() as (lines, write):
-            await Bridge(find, write).run(lines)
+            await Bridge(find, write, first).run(lines)
 
     status = 0
     try:

@@ -49,8 +49,9 @@ TIMEOUT = httpx2.Timeout(30.0, read=None)  # a tool call (and an event stream) m
 _HEADER_SAFE = re.compile(r"^[\x20-\x7E]*$")  # as the SDK's: visible ASCII survives a header
 _B64_SENTINEL = re.compile(r"^=\?base64\?(?P<payload>.*)\?=$")
 
+NOT_JSON = object()
 Endpoint = tuple[str, str]  # (URL, bearer token)
-FindEngine = Callable[[bool], Endpoint]  # (first time?) → endpoint; blocking; raises when there is none
+FindEngine = Callable[[], Endpoint]  # blocking; starts an engine if need be; raises when none can be had
 WriteLine = Callable[[bytes], Awaitable[None]]
 Message = dict[str, Any]
 
@@ -70,8 +71,10 @@ class _Request:
 
 
 class Bridge:
-    def __init__(self, find_engine: FindEngine, write: WriteLine) -> None:
+    def __init__(self, find_engine: FindEngine, write: WriteLine, endpoint: Endpoint | None = None) -> None:
+        """`endpoint`: the engine already found (`connect` looks before it takes over stdio)."""
         self._find = find_engine
+        self._first = endpoint
         self._write = write
         self._url = ""
         self._token = ""
@@ -96,7 +99,7 @@ class Bridge:
         """Relay until the client closes stdin (`lines` ends)."""
         async with httpx2.AsyncClient(timeout=TIMEOUT) as http, anyio.create_task_group() as tg:
             self._http, self._tg = http, tg
-            await self._connect(first=True)
+            await self._connect()
             self._connected.set()
             async for line in lines:
                 if line.strip():
@@ -104,8 +107,11 @@ class Bridge:
             tg.cancel_scope.cancel()
         await self._end_session()
 
-    async def _connect(self, first: bool) -> None:
-        self._url, self._token = await anyio.to_thread.run_sync(self._find, first)
+    async def _connect(self) -> None:
+        found, self._first = self._first, None
+        if found is None:
+            found = await anyio.to_thread.run_sync(self._find)
+        self._url, self._token = found
         self._session = None
         self._generation += 1
         self.connections += 1
@@ -211,21 +217,23 @@ class Bridge:
         kind = response.headers.get("content-type", "").partition(";")[0].strip().lower()
         if kind == "text/event-stream":
             async for data in _events(response):
-                await self._to_client(data)
-                if request is not None and _answers(data, request.message.get("id")):
+                message = _parse(data)
+                await self._to_client(data, message)
+                if request is not None and _answers(message, request.message.get("id")):
                     return
             if request is not None:  # the stream ended without the answer: the engine is stopping
                 raise Lost("the engine closed the answer stream")
             return
         body = await response.aread()
-        if request is not None and not _answers(body, request.message.get("id")):
+        answer = _parse(body)
+        if request is not None and not _answers(answer, request.message.get("id")):
             # An HTTP error that is no JSON-RPC answer (a request cut off as the engine stops is a
             # plain-text 500): the client still gets an answer, or it would wait forever.
             text = body.decode(errors="replace").strip()[:200]
             logger.warning("the engine answered HTTP %s without a JSON-RPC answer: %r", status, text)
             await self._unanswered(request, f"HTTP {status}{': ' + text if text else ''}")
         elif body.strip():
-            await self._to_client(body)
+            await self._to_client(body, answer)
 
     # Engine → client ------------------------------------------------------------------------------
 
@@ -240,15 +248,14 @@ class Bridge:
                     if stream.status_code >= 400:
                         raise _lost_at(generation, f"the engine refused the event stream ({stream.status_code})")
                     async for data in _events(stream):
-                        await self._to_client(data)
+                        await self._to_client(data, _parse(data))
             except httpx2.TransportError as exc:
                 raise _lost_at(generation, f"event stream: {type(exc).__name__}") from exc
             await anyio.sleep(RECONNECT_PAUSE)
 
-    async def _to_client(self, data: bytes) -> None:
-        try:
-            message = json.loads(data)
-        except ValueError:
+    async def _to_client(self, data: bytes, message: Any) -> None:
+        """`data` as the engine wrote it; `message` is it parsed (`_parse`), to look at."""
+        if message is NOT_JSON:
             logger.warning("not JSON from the engine (dropped): %r", data[:200])
             return
         if isinstance(message, dict) and "id" in message and "method" not in message:
@@ -315,7 +322,7 @@ class Bridge:
         itself for a moment while it stops its servers; `find` raises once none can be had."""
         while True:
             await anyio.sleep(RECONNECT_PAUSE)
-            await self._connect(first=False)
+            await self._connect()
             if self._initialize is None:
                 return
             try:
@@ -389,11 +396,15 @@ def _header_value(value: str) -> str:
     return f"=?base64?{base64.b64encode(value.encode()).decode('ascii')}?="
 
 
-def _answers(data: bytes, request_id: Any) -> bool:
+def _parse(data: bytes) -> Any:
+    """The JSON value of `data`, or NOT_JSON: each message from the engine is parsed once."""
     try:
-        message = json.loads(data)
+        return json.loads(data)
     except ValueError:
-        return False
+        return NOT_JSON
+
+
+def _answers(message: Any, request_id: Any) -> bool:
     return isinstance(message, dict) and message.get("id") == request_id and "method" not in message
 
 

@@ -128,7 +128,10 @@ def control(info: dict[str, Any], action: str) -> bool:
         return False
 
 
-def describe(info: dict[str, Any]) -> str:
+def describe(info: dict[str, Any] | None) -> str:
+    """What runs, for a refusal message (None: the lock is held but nothing advertised yet)."""
+    if info is None:
+        return "another mcpmanager engine is starting"
     kind = {"gui": "the window", "background": "in the background, for a client"}.get(
         str(info.get("front_end")), "`mcpmanager serve --http`"
     )

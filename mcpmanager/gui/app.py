@@ -77,8 +77,7 @@ def _already_running(paths: Paths) -> int:
     if info is not None and info.get("front_end") == "gui" and control(info, "show"):
         print(f"{describe(info)}; its window was brought forward", file=sys.stderr)
         return 0
-    running = describe(info) if info else "another mcpmanager engine is starting"
-    print(f"mcpmanager: {running}; stop it first to open the window", file=sys.stderr)
+    print(f"mcpmanager: {describe(info)}; stop it first to open the window", file=sys.stderr)
     return 2
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from tests.e2e.support import FAST, bridge_env, fixture, stop_engines
+from tests.e2e.support import bridge_env, stop_engines, user_home
 
 
 async def initialize_time(home: Path, display: str | None) -> float:
@@ -40,20 +40,12 @@ async def initialize_time(home: Path, display: str | None) -> float:
             return time.perf_counter() - started
 
 
-def new_home(root: Path, index: int) -> Path:
-    home = root / f"home-{index}"
-    home.mkdir()
-    servers = {"a": fixture("--name", "a"), "b": fixture("--name", "b")}
-    (home / "config.json").write_text(json.dumps({"mcpServers": servers, "supervisor": FAST}), encoding="utf-8")
-    return home
-
-
 async def measure(runs: int, display: str | None) -> dict[str, list[float]]:
     cold: list[float] = []
     warm: list[float] = []
     with tempfile.TemporaryDirectory(prefix="bench-connect-") as scratch:
         for index in range(runs):
-            home = new_home(Path(scratch), index)
+            home = user_home(Path(scratch) / f"home-{index}")
             try:
                 cold.append(await initialize_time(home, display))
                 for _ in range(runs):

@@ -153,3 +153,12 @@ def stop_engines(home: Path) -> None:
     for pid in pids:
         if pid_alive(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+def user_home(home: Path) -> Path:
+    """A user's mcpmanager home (MCPMANAGER_HOME) with two fixture servers, `a` (its tools can
+    change) and `b`, in its config; what `connect` tests and benchmarks start engines on."""
+    home.mkdir(parents=True)
+    servers = {"a": fixture("--name", "a", "--changing-tools"), "b": fixture("--name", "b")}
+    (home / "config.json").write_text(json.dumps({"mcpServers": servers, "supervisor": FAST}), encoding="utf-8")
+    return home
