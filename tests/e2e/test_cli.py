@@ -164,3 +164,18 @@ def test_a_busy_port_exits_2_with_one_line(tmp_path: Path, home: Path) -> None:
         result = run(home, "serve", "--http", "--port", str(port), "--mode", "direct", "--config", str(config))
     assert result.returncode == 2
     assert result.stderr == f"mcpmanager: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+
+
+def test_demo_server_runs_only_the_bundled_ones(home: Path) -> None:
+    result = run(home, "demo-server", "../../etc/passwd")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        "mcpmanager: no demo server '../../etc/passwd' (there are: clock_server.py, notes_server.py)\n"
+    )
+    # A bundled one answers the handshake on stdio (the app runs the demo servers this way).
+    handshake = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    request = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": handshake})
+    answered = run(home, "demo-server", "clock_server.py", stdin=request + "\n")
+    assert answered.returncode == 0, answered.stderr
+    assert json.loads(answered.stdout.splitlines()[0])["result"]["serverInfo"]["name"] == "clock"
