@@ -19,10 +19,12 @@ from mcpmanager.commands import clients as clients_command
 from mcpmanager.commands import connect as connect_command
 from mcpmanager.commands import resolve as resolve_command
 from mcpmanager.commands import search as search_command
-from mcpmanager.core.config import Config, ConfigError, load_config
-from mcpmanager.core.engine_launcher import has_display
-from mcpmanager.core.paths import Paths
-from mcpmanager.core.runtime import read_advertisements
+from mcpmanager.core.config.load import load_config
+from mcpmanager.core.config.model import Config, ConfigError
+from mcpmanager.core.config.modes import MODES
+from mcpmanager.core.engine.advertisement import read_advertisements
+from mcpmanager.core.system.display import has_display
+from mcpmanager.core.system.paths import Paths
 
 logger = logging.getLogger("mcpmanager")
 
@@ -47,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument("--stdio", action="store_true", help="serve one client over stdin/stdout (default)")
     how.add_argument("--http", action="store_true", help="serve Streamable HTTP on 127.0.0.1")
     serve.add_argument("--port", type=int, default=None, help="HTTP port (default: the config's, 0 = any)")
-    serve.add_argument("--mode", choices=["discovery", "direct"], help="what clients see (default: config)")
+    serve.add_argument("--mode", choices=MODES, help="what clients see (default: config)")
     serve.add_argument("--demo", action="store_true", help="serve the bundled demo servers")
     serve.add_argument("--background", action="store_true", help=argparse.SUPPRESS)  # started by `connect`
 
@@ -119,10 +121,11 @@ def _load(paths: Paths, demo: bool) -> Config:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from mcpmanager.core.auth import ensure_token, token_path
-    from mcpmanager.core.engine import Engine
-    from mcpmanager.core.single_instance import describe, engine_lock, wait_for_advertisement
-    from mcpmanager.core.transports import PortUnavailable, serve_http, serve_stdio
+    from mcpmanager.core.engine.engine import Engine, Identity
+    from mcpmanager.core.engine.host import host_http, token_file
+    from mcpmanager.core.engine.single_instance import describe, engine_lock, wait_for_advertisement
+    from mcpmanager.core.serve.http import PortUnavailable
+    from mcpmanager.core.serve.stdio import serve_stdio
 
     paths = Paths.resolve(config_file=args.config)
     if args.config is not None and not args.config.exists():
@@ -140,12 +143,14 @@ def _serve(args: argparse.Namespace) -> int:
             info = wait_for_advertisement(paths.runtime_dir, 5.0)
             raise UsageError(f"{describe(info)}; stop it first, or let clients use it (`mcpmanager connect`)")
 
+    identity = Identity(
+        front_end="background" if args.background else "serve",  # `connect` started it: the window may take over
+        config_label="bundled demo servers" if args.demo else None,
+        token_file=token_file(paths) if args.http else None,
+    )
+
     async def run() -> None:
-        engine = Engine(config, paths, mode)
-        if args.background:
-            engine.front_end = "background"  # started by `connect`: the window may take over
-        if args.demo:
-            engine.config_label = "bundled demo servers"
+        engine = Engine(config, paths, mode, identity)
         await engine.start()
         try:
             async with anyio.create_task_group() as tg:
@@ -155,17 +160,13 @@ def _serve(args: argparse.Namespace) -> int:
                 if args.http:
 
                     def listening(url: str) -> None:
-                        engine.endpoint = url
-                        engine.refresh_advertisement()
                         print(f"mcpmanager: serving {len(config.servers)} servers on {url}", file=sys.stderr)
 
-                    token = ensure_token(paths.runtime_dir)
-                    engine.token_file = token_path(paths.runtime_dir)
                     # Asked by the window opening (it takes over): stop as on SIGTERM.
                     controls = {"quit": tg.cancel_scope.cancel} if args.background else {}
-                    await serve_http(engine.proxy, port, listening, token=token, controls=controls)
+                    await host_http(engine, port, controls, listening)
                 else:
-                    await serve_stdio(engine.proxy)
+                    await serve_stdio(engine.router)
                 tg.cancel_scope.cancel()
         finally:
             # A second Ctrl-C/SIGTERM while stopping would kill us mid-ladder and orphan the servers'

@@ -12,8 +12,9 @@ import runpy
 import sys
 from pathlib import Path
 
-from mcpmanager.core.config import Config, parse_config
-from mcpmanager.core.paths import Paths
+from mcpmanager.core.config.load import parse_config
+from mcpmanager.core.config.model import Config
+from mcpmanager.core.system.paths import Paths
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "resources" / "demo"
 

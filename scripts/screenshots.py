@@ -23,8 +23,8 @@ import qasync
 from mcp import Client
 from PySide6.QtWidgets import QApplication
 
-from mcpmanager.core.paths import Paths
-from mcpmanager.core.states import State
+from mcpmanager.core.supervisor.lifecycle import State
+from mcpmanager.core.system.paths import Paths
 from mcpmanager.core.tasks import spawn
 from mcpmanager.demo import demo_config
 from mcpmanager.gui.app import Manager
@@ -72,7 +72,7 @@ async def capture(name: str, window: object) -> None:
 
 
 async def settle(seconds: float = 0.8) -> None:
-    # Sleep on the loop so Qt repaints and the bridge flushes; never processEvents() in a coroutine
+    # Sleep on the loop so Qt repaints and the engine signals flush; never processEvents() in a coroutine
     # (a nested loop under qasync: "Cannot enter into task ... while another task is being executed").
     await asyncio.sleep(seconds)
 
@@ -95,7 +95,7 @@ async def drive(manager: Manager) -> None:
                 break
             await asyncio.sleep(0.1)
         await ctx.control.stop("fetch")
-        async with Client(engine.proxy.server, mode="legacy", cache=None) as client:
+        async with Client(engine.router.server, mode="legacy", cache=None) as client:
             for name, arguments in (
                 ("get_curent_time", {"tz": "Asia/Tokyo"}),
                 ("git.gitStatus", {"repo": str(ROOT / ".cache" / "published" / "sandbox" / "repo")}),
@@ -129,7 +129,7 @@ async def drive(manager: Manager) -> None:
         await capture("try-it.png", window)
 
         window.show_page(window.activity)
-        repaired = next(r for r in engine.proxy.activity.records() if r.called == "git.gitStatus")
+        repaired = next(r for r in engine.router.activity.records() if r.called == "git.gitStatus")
         window.activity.select_call(repaired.id)  # "Make alias…" on a name that needed repair
         await settle()
         await capture("activity.png", window)

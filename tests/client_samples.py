@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from mcpmanager.core.json_text import clean_jsonc
+from mcpmanager.core.config.json_text import clean_jsonc
 
 SAMPLES = Path(__file__).resolve().parent / "fixtures" / "client_configs"
 

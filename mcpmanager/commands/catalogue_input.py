@@ -8,9 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mcpmanager.core.catalogue import Catalogue
-from mcpmanager.core.config import Config, load_config
-from mcpmanager.core.paths import Paths
+from mcpmanager.core.catalogue.catalogue import Catalogue
+from mcpmanager.core.config.load import load_config
+from mcpmanager.core.config.model import Config
+from mcpmanager.core.system.paths import Paths
 
 
 class BadInput(Exception):

@@ -6,16 +6,16 @@
 
 CLIENT is claude-desktop, cursor, vscode, vscode-insiders or claude-code. The clients' files are
 looked for in the user's home folder (`HOME`, `USERPROFILE` on Windows) and the platform's places
-(`XDG_CONFIG_HOME`, `APPDATA`, `CLAUDE_CONFIG_DIR`); see `core/client_configs.py`.
+(`XDG_CONFIG_HOME`, `APPDATA`, `CLAUDE_CONFIG_DIR`); see `core/clients/locations.py`.
 
 - import: prints each server added (`+`, with the name it got when its own was taken by a different
   server) or skipped (`=`, identical to one mcpmanager has); problems reading the client's files go
-  to stderr, one line each; `--dry-run` writes nothing. See `core/client_import.py`.
+  to stderr, one line each; `--dry-run` writes nothing. See `core/clients/importing.py`.
 - install: prints the preview (a unified diff of the client's file, secrets masked), then writes it
   with a timestamped backup next to the file (`--dry-run`: the preview only). Servers there that
   mcpmanager already serves are named, and `--disable-served` turns them off in the client. `--undo`
   reverts the last install (byte for byte when the file was not edited since). See
-  `core/client_install.py`.
+  `core/clients/install.py`.
 
 Exit status 0 on success (also when there is nothing to do), 2 on bad usage or input (an unknown
 client, a client not found, a file that does not read, a broken mcpmanager config) with a one-line
@@ -30,10 +30,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mcpmanager.core.config.modes import MODES
+
 if TYPE_CHECKING:  # the machinery loads only when the command runs: `connect` shares this parser
-    from mcpmanager.core.client_import import ImportPlan
-    from mcpmanager.core.client_install import Change
-    from mcpmanager.core.config import Config
+    from mcpmanager.core.clients.change import Change
+    from mcpmanager.core.clients.importing import ImportPlan
+    from mcpmanager.core.config.model import Config
 
 CLIENT_HELP = "claude-desktop, cursor, vscode, vscode-insiders or claude-code"
 
@@ -52,9 +54,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
     ins = subparsers.add_parser("install", help="put mcpmanager into a client's config (preview, backup, undo)")
     ins.add_argument("--client", required=True, metavar="CLIENT", help=CLIENT_HELP)
-    ins.add_argument(
-        "--mode", choices=["discovery", "direct"], help="what the client sees (default: the engine's proxy.mode)"
-    )
+    ins.add_argument("--mode", choices=MODES, help="what the client sees (default: the engine's proxy.mode)")
     ins.add_argument(
         "--disable-served", action="store_true", help="turn off there the servers mcpmanager already serves"
     )
@@ -65,9 +65,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    from mcpmanager.core.client_import import ClientNotFound
-    from mcpmanager.core.client_install import InstallError
-    from mcpmanager.core.config import ConfigError
+    from mcpmanager.core.clients.errors import ClientNotFound, InstallError
+    from mcpmanager.core.config.model import ConfigError
 
     try:
         if args.config is not None and args.command == "install" and not args.config.exists():
@@ -93,15 +92,26 @@ def _platform(args: argparse.Namespace) -> str:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from mcpmanager.core.client_import import apply_import, plan_import
-    from mcpmanager.core.paths import Paths
+    from dataclasses import replace
+
+    import anyio
+
+    from mcpmanager.core.clients.importing import plan_import
+    from mcpmanager.core.engine.control import Control, ControlError
+    from mcpmanager.core.system.paths import Paths
 
     path = Paths.resolve(config_file=args.config).config_file
     plan = plan_import(args.client, path, _home(), _platform(args), os.environ)
     for problem in plan.problems:
         print(f"mcpmanager: {problem}", file=sys.stderr)
     if not args.dry_run and plan.added:
-        plan = apply_import(plan, path)
+        # The config file as it is now (an edit made since the preview is kept); a running engine
+        # follows the file.
+        try:
+            added, skipped = anyio.run(Control(path).import_servers, plan.candidates)
+        except ControlError as exc:
+            raise BadUsage(str(exc)) from None
+        plan = replace(plan, added=added, skipped=skipped)
     _report_import(plan, path, args.dry_run)
     return 0
 
@@ -133,8 +143,8 @@ def _report_import(plan: ImportPlan, path: Path, dry_run: bool) -> None:
 
 
 def _install(args: argparse.Namespace) -> int:
-    from mcpmanager.core.client_install import install_targets, plan_install, plan_undo
-    from mcpmanager.core.launch import mcpmanager_command
+    from mcpmanager.core.clients.install import install_targets, plan_install, plan_undo
+    from mcpmanager.core.system.own_command import mcpmanager_command
 
     targets = install_targets(args.client, _home(), _platform(args), os.environ)
     if args.undo:
@@ -163,8 +173,9 @@ def _install(args: argparse.Namespace) -> int:
 def _served_config(args: argparse.Namespace) -> Config | None:
     """mcpmanager's config, to tell which servers it serves. Needed for --disable-served; without it
     a broken file only costs the hint (said on stderr)."""
-    from mcpmanager.core.config import ConfigError, load_config
-    from mcpmanager.core.paths import Paths
+    from mcpmanager.core.config.load import load_config
+    from mcpmanager.core.config.model import ConfigError
+    from mcpmanager.core.system.paths import Paths
 
     path = Paths.resolve(config_file=args.config).config_file
     try:
@@ -177,7 +188,8 @@ def _served_config(args: argparse.Namespace) -> Config | None:
 
 
 def _do(change: Change, dry_run: bool) -> None:
-    from mcpmanager.core.client_install import STASH_KEY, apply_change
+    from mcpmanager.core.clients.backups import apply_change
+    from mcpmanager.core.clients.install import STASH_KEY
 
     target = change.target
     where = f"{target.label} ({target.path})"

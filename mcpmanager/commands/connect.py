@@ -1,7 +1,7 @@
 """`mcpmanager connect [--mode discovery|direct]`: what a client launches to reach the user's engine.
 
-Stdio to the client, Streamable HTTP to the one running engine (`core/bridge.py`); if none runs,
-one is started in the background (`core/engine_launcher.py`) and waited for. Kept light on imports
+Stdio to the client, Streamable HTTP to the one running engine (`core/connect/relay.py`); if none
+runs, one is started in the background (`core/connect/engine_starter.py`) and waited for. Kept light on imports
 on purpose: a client waits for this to start (the SDK alone would take most of a second).
 """
 
@@ -14,10 +14,11 @@ from typing import Any
 
 import anyio
 
-from mcpmanager.core.bridge import Bridge, Endpoint
-from mcpmanager.core.engine_launcher import NoEngine, endpoint_of, find_or_start
-from mcpmanager.core.paths import Paths
-from mcpmanager.core.raw_stdio import raw_stdio
+from mcpmanager.core.config.modes import MODES
+from mcpmanager.core.connect.engine_starter import NoEngine, endpoint_of, find_or_start
+from mcpmanager.core.connect.relay import Endpoint, Relay
+from mcpmanager.core.connect.stdio_lines import stdio_lines
+from mcpmanager.core.system.paths import Paths
 
 DEFAULT_WAIT = 30.0  # seconds: clients allow 10 (Codex) to 60 (Claude Desktop) for their start
 
@@ -26,7 +27,7 @@ def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
         "connect", help="stdio bridge a client launches: to the running engine (started if none runs)"
     )
-    parser.add_argument("--mode", choices=["discovery", "direct"], help="what this client sees (default: the engine's)")
+    parser.add_argument("--mode", choices=MODES, help="what this client sees (default: the engine's)")
     parser.add_argument("--no-start", action="store_true", help="fail instead of starting an engine")
     wait = f"seconds to wait for a started engine (default {DEFAULT_WAIT:g})"
     parser.add_argument("--wait", type=float, default=DEFAULT_WAIT, help=wait)
@@ -47,8 +48,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     async def relay() -> None:
-        async with raw_stdio() as (lines, write):
-            await Bridge(find, write, first).run(lines)
+        async with stdio_lines() as (lines, write):
+            await Relay(find, write, first).run(lines)
 
     status = 0
     try:

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 from mcpmanager.commands.catalogue_input import BadInput
 
 if TYPE_CHECKING:  # the machinery loads only when the command runs: `connect` shares this parser
-    from mcpmanager.core.catalogue import Catalogue
-    from mcpmanager.core.config import Config
+    from mcpmanager.core.catalogue.catalogue import Catalogue
+    from mcpmanager.core.config.model import Config
     from mcpmanager.core.resolve.resolver import CallPlan, Resolver
 
 Call = tuple[Any, str, dict[str, Any] | None]  # (id, tool_name, arguments)
@@ -42,7 +42,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def run(args: argparse.Namespace) -> int:
     from mcpmanager.commands.catalogue_input import command_catalogue, load_settings
-    from mcpmanager.core.config import ConfigError
+    from mcpmanager.core.config.model import ConfigError
 
     try:
         if (args.tool is None) == (args.calls is None):
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def build_resolver(catalogue: Catalogue, config: Config) -> Resolver:
-    from mcpmanager.core.discovery import Discovery
+    from mcpmanager.core.proxy.discovery import Discovery
     from mcpmanager.core.resolve.resolver import Resolver
     from mcpmanager.core.search.index import SearchIndex
 

@@ -38,7 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def run(args: argparse.Namespace) -> int:
     from mcpmanager.commands.catalogue_input import command_catalogue, load_settings
-    from mcpmanager.core.config import ConfigError
+    from mcpmanager.core.config.model import ConfigError
     from mcpmanager.core.search.index import SearchDoc, SearchIndex
 
     try:

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, qVersion
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
 from mcpmanager import __version__
-from mcpmanager.core.paths import Paths
+from mcpmanager.core.system.paths import Paths
 from mcpmanager.gui import style
 
 # Beside the package in a checkout, at the bundle's root in the frozen app (packaging/mcpmanager.spec).

@@ -17,8 +17,8 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QColor
 
-from mcpmanager.core.activity import Activity, CallRecord, Outcome
-from mcpmanager.gui.bridge import EngineBridge
+from mcpmanager.core.proxy.activity import Activity, CallRecord, Outcome
+from mcpmanager.gui.engine_signals import EngineSignals
 
 Index = QModelIndex | QPersistentModelIndex
 TIME, CALLED, VIA, RESOLVED, HOW, DURATION, RESULT, DETAIL = range(8)
@@ -64,7 +64,7 @@ def is_repaired_or_failed(record: CallRecord) -> bool:
 
 
 class ActivityModel(QAbstractTableModel):
-    def __init__(self, activity: Activity, bridge: EngineBridge | None = None, parent: QObject | None = None) -> None:
+    def __init__(self, activity: Activity, signals: EngineSignals | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.size = activity.size
         self._rows: list[CallRecord] = activity.records()[-self.size :]
@@ -72,13 +72,13 @@ class ActivityModel(QAbstractTableModel):
         self._base = 0
         self._positions = {record.id: i for i, record in enumerate(self._rows)}
         self._newest_id = max((r.id for r in self._rows), default=0)  # ids only grow (Activity counts)
-        if bridge is not None:
-            bridge.callsChanged.connect(self.apply)
+        if signals is not None:
+            signals.callsChanged.connect(self.apply)
 
     # Following the engine ---------------------------------------------------------------------------
 
     def apply(self, records: Sequence[CallRecord]) -> None:
-        """One batch from the bridge, in the order things happened (an id may appear several times)."""
+        """One batch from the engine signals, in the order things happened (an id may appear several times)."""
         updates: dict[int, CallRecord] = {}
         new: dict[int, CallRecord] = {}
         for record in records:

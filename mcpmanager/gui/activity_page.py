@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mcpmanager.core.activity import CallRecord
-from mcpmanager.core.catalogue import CatalogueTool
+from mcpmanager.core.catalogue.catalogue import CatalogueTool
+from mcpmanager.core.proxy.activity import CallRecord
 from mcpmanager.gui.activity_model import (
     CALLED,
     DETAIL,
@@ -58,7 +58,7 @@ class Candidates:
 
 
 def candidates(ctx: GuiContext, called: str) -> Candidates:
-    resolution = ctx.engine.proxy.resolver.resolve(called)
+    resolution = ctx.engine.router.resolver.resolve(called)
     tools = ctx.engine.catalogue.tools()
     by_exposed = {t.exposed: t for t in tools}
     first: dict[str, CatalogueTool] = {}
@@ -153,7 +153,7 @@ class ActivityPage(QWidget):
     def __init__(self, ctx: GuiContext) -> None:
         super().__init__()
         self.ctx = ctx
-        self.model = ActivityModel(ctx.engine.proxy.activity, ctx.bridge, self)
+        self.model = ActivityModel(ctx.engine.router.activity, ctx.signals, self)
         self.proxy = ActivityFilter(self)
         self.proxy.setSourceModel(self.model)
         self.chooser: AliasChooser | None = None

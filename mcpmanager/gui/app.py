@@ -23,18 +23,20 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
 from mcpmanager import __version__
-from mcpmanager.core.auth import ensure_token, token_path
-from mcpmanager.core.config import Config, ConfigError, load_config
-from mcpmanager.core.control import Control
-from mcpmanager.core.engine import Engine
-from mcpmanager.core.paths import Paths
-from mcpmanager.core.single_instance import FileLock, control, describe, engine_lock, wait_for_advertisement
-from mcpmanager.core.states import State
+from mcpmanager.core.config.load import load_config
+from mcpmanager.core.config.model import Config, ConfigError
+from mcpmanager.core.engine.control import Control
+from mcpmanager.core.engine.engine import Engine, Identity
+from mcpmanager.core.engine.host import host_http, token_file
+from mcpmanager.core.engine.single_instance import control, describe, engine_lock, wait_for_advertisement
+from mcpmanager.core.serve.http import PortUnavailable
+from mcpmanager.core.supervisor.lifecycle import State
+from mcpmanager.core.system.file_lock import FileLock
+from mcpmanager.core.system.paths import Paths
 from mcpmanager.core.tasks import spawn
-from mcpmanager.core.transports import PortUnavailable, serve_http
 from mcpmanager.gui import style
-from mcpmanager.gui.bridge import EngineBridge
 from mcpmanager.gui.context import GuiContext
+from mcpmanager.gui.engine_signals import EngineSignals
 from mcpmanager.gui.errors import ErrorFunnel
 from mcpmanager.gui.main_window import MainWindow
 
@@ -137,12 +139,10 @@ class Manager:
         self.funnel.install(loop)
         self._quit_on_signals(loop)
         config, demo = load_or_demo(self.paths, self.funnel)
-        engine = Engine(config, self.paths)
-        engine.front_end = "gui"
-        if demo:
-            engine.config_label = "bundled demo servers"
-        bridge = EngineBridge(engine)
-        ctx = GuiContext(engine, bridge, Control(engine), self.funnel, demo=demo)
+        label = "bundled demo servers" if demo else None
+        engine = Engine(config, self.paths, identity=Identity("gui", label, token_file(self.paths)))
+        signals = EngineSignals(engine)
+        ctx = GuiContext(engine, signals, Control(self.paths.config_file, engine), self.funnel, demo=demo)
         window = MainWindow(ctx, has_tray=lambda: self.tray is not None and self.tray.isVisible())
         self.window, self.ctx = window, ctx
         window.quitRequested.connect(self.quit.set)
@@ -172,7 +172,7 @@ class Manager:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            bridge.close()
+            signals.close()
             await engine.stop()  # every server's process group, by the stop ladder
 
     def _quit_on_signals(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -186,19 +186,12 @@ class Manager:
         self._signal_poll.start(250)
 
     async def _serve(self, ctx: GuiContext) -> None:
-        engine = ctx.engine
-
         def listening(url: str) -> None:
-            engine.endpoint = url
-            engine.refresh_advertisement()
-            ctx.bridge.serversChanged.emit()  # the status bar shows the endpoint
+            ctx.signals.serversChanged.emit()  # the status bar shows the endpoint
             self._listening.set()
 
         try:
-            token = ensure_token(self.paths.runtime_dir)
-            engine.token_file = token_path(self.paths.runtime_dir)
-            controls = {"show": self._shown_for_another}
-            await serve_http(engine.proxy, engine.config.proxy.port, listening, token=token, controls=controls)
+            await host_http(ctx.engine, controls={"show": self._shown_for_another}, on_listening=listening)
         except* PortUnavailable as group:
             self.funnel.report(f"Clients cannot connect: {group.exceptions[0]}")
         finally:
@@ -238,7 +231,7 @@ class Manager:
             ready = sum(1 for s in states if s is State.READY)
             tray.setToolTip(f"mcpmanager: {ready}/{len(states)} servers ready")
 
-        ctx.bridge.statusChanged.connect(recolour)
-        ctx.bridge.serversChanged.connect(recolour)
+        ctx.signals.statusChanged.connect(recolour)
+        ctx.signals.serversChanged.connect(recolour)
         tray.show()
         self.tray = tray

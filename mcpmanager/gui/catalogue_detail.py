@@ -30,8 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mcpmanager.core.catalogue import ToolEntry
-from mcpmanager.core.templates import call_template, optional_parameters
+from mcpmanager.core.catalogue.call_templates import call_template, optional_parameters
+from mcpmanager.core.catalogue.catalogue import ToolEntry
 from mcpmanager.gui import style
 from mcpmanager.gui.catalogue_model import CatalogueModel
 

@@ -31,8 +31,8 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QFont, QGuiApplication, QPalette
 from shiboken6 import isValid
 
-from mcpmanager.core.catalogue import ToolEntry
-from mcpmanager.core.tokens import tool_tokens
+from mcpmanager.core.catalogue.catalogue import ToolEntry
+from mcpmanager.core.proxy.token_count import tool_tokens
 from mcpmanager.gui.context import GuiContext
 
 Index = QModelIndex | QPersistentModelIndex
@@ -170,13 +170,13 @@ class CatalogueModel(QAbstractTableModel):
 
     @classmethod
     def for_context(cls, ctx: GuiContext, parent: QObject | None = None) -> CatalogueModel:
-        """The window's model: the engine's catalogue, changed through `Control`, following the bridge."""
+        """The window's model: the engine's catalogue, changed through `Control`, following the engine signals."""
 
         def change(key: str, change: ToolChange, doing: str) -> asyncio.Future[None]:
             return ctx.run(ctx.control.set_tool(key, **change), doing)
 
         model = cls(ctx.engine.catalogue.entries, change, parent)
-        ctx.bridge.catalogueChanged.connect(model.refresh_soon)
+        ctx.signals.catalogueChanged.connect(model.refresh_soon)
         return model
 
     # Reading ---------------------------------------------------------------------------------------
@@ -207,7 +207,7 @@ class CatalogueModel(QAbstractTableModel):
             return None
         running = self._change(key, change, doing)
         if running is not None:
-            # Re-read at once when done rather than waiting for the bridge's batched signal; the model
+            # Re-read at once when done rather than waiting for the batched engine signal; the model
             # may be gone by then (the window closed).
             running.add_done_callback(lambda _: self.refresh() if isValid(self) else None)
         return running

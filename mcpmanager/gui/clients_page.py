@@ -6,7 +6,7 @@ Everything that touches a file runs off the UI thread (`asyncio.to_thread` insid
 reports failures through the error funnel). Install and Undo show their preview first (the diff of
 the client's file, secrets masked) in a non-modal dialog (`open()`, never `exec()`: a nested event
 loop would stall the engine on qasync); only its confirmation writes, with the backup and checks of
-`core/client_install.py` (a file changed since the preview is not written). Import goes through
+`core/clients/install.py` (a file changed since the preview is not written). Import goes through
 `Control`, so the running engine takes the servers at once.
 """
 
@@ -16,7 +16,7 @@ import asyncio
 import os
 import sys
 from collections.abc import Awaitable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -41,26 +41,24 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mcpmanager.core.auth import read_token, token_path
-from mcpmanager.core.client_configs import CLIENTS
-from mcpmanager.core.client_import import ClientNotFound, merge, read_client
-from mcpmanager.core.client_install import (
-    Change,
-    InstallError,
-    Target,
-    TargetState,
-    apply_change,
+from mcpmanager.core.clients.backups import apply_change
+from mcpmanager.core.clients.change import Change, Target, TargetState
+from mcpmanager.core.clients.errors import ClientNotFound, InstallError
+from mcpmanager.core.clients.importing import read_client
+from mcpmanager.core.clients.install import (
     inspect,
     install_targets,
     plan_install,
     plan_undo,
 )
-from mcpmanager.core.config import Config, ConfigError, ProxyMode, load_config
-from mcpmanager.core.control import ControlError
-from mcpmanager.core.launch import mcpmanager_command
+from mcpmanager.core.clients.locations import CLIENTS
+from mcpmanager.core.config.model import Config, ConfigError
+from mcpmanager.core.config.modes import DEFAULT_MODE, MODES, Mode, is_mode
+from mcpmanager.core.engine.control import ControlError
+from mcpmanager.core.serve.bearer_token import read_token, token_path
+from mcpmanager.core.system.own_command import mcpmanager_command
 from mcpmanager.gui.context import GuiContext
 
-MODES: tuple[ProxyMode, ...] = ("discovery", "direct")
 T = TypeVar("T")
 
 
@@ -205,7 +203,7 @@ class ClientsPage(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(endpoint_box)
         layout.addWidget(clients_box, 1)
-        ctx.bridge.serversChanged.connect(self.refresh)  # the endpoint came up, or the served servers changed
+        ctx.signals.serversChanged.connect(self.refresh)  # the endpoint came up, or the served servers changed
         self.refresh()
 
     # Endpoint and token -----------------------------------------------------------------------------
@@ -352,7 +350,8 @@ class ClientsPage(QWidget):
     # Actions ------------------------------------------------------------------------------------------
 
     def install(self, row: ClientRow) -> None:
-        mode: ProxyMode = "direct" if row.mode.currentText() == "direct" else "discovery"
+        chosen = row.mode.currentText()
+        mode: Mode = chosen if is_mode(chosen) else DEFAULT_MODE
         disable, config = self.disable_served.isChecked(), self.ctx.engine.config
 
         async def preview() -> None:
@@ -409,22 +408,16 @@ class ClientsPage(QWidget):
 
         async def bring_in() -> None:
             sources = await _guarded(asyncio.to_thread(read_client, client, self.home, self.platform, self.env))
-            current = await _guarded(asyncio.to_thread(self._current_config))
             candidates = [(server, source.path) for source in sources for server in source.servers]
-            _, added, skipped = merge(current, candidates)
-            names = await self.ctx.control.import_servers([replace(a.server, name=a.name) for a in added])
+            added, skipped = await self.ctx.control.import_servers(candidates)
             problems = [p for source in sources for p in source.problems]
-            text = f"Imported {len(names)} server{'s' if len(names) != 1 else ''} from {label}"
+            text = f"Imported {len(added)} server{'s' if len(added) != 1 else ''} from {label}"
             text += f" ({len(skipped)} already in mcpmanager)." if skipped else "."
             self.message.setText(text)
             if problems:
                 self.ctx.errors.report(f"Imported from {label}, with {len(problems)} problems", "\n".join(problems))
 
         self.ctx.run(bring_in(), f"import the servers of {label}")
-
-    def _current_config(self) -> Config:
-        path = self.ctx.control.path
-        return load_config(path) if path.exists() else self.ctx.engine.config
 
 
 async def _guarded(work: Awaitable[T]) -> T:

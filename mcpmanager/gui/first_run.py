@@ -9,7 +9,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
-from mcpmanager.core.client_configs import ClientConfig, find_client_configs
+from mcpmanager.core.clients.reading import ClientConfig, find_client_configs
 from mcpmanager.gui.context import GuiContext
 
 
@@ -60,7 +60,7 @@ class FirstRunBanner(QFrame):
 
     def import_from(self, client: ClientConfig) -> None:
         async def change() -> None:
-            added = await self.ctx.control.import_servers(client.servers)
+            added, _ = await self.ctx.control.import_servers((server, client.path) for server in client.servers)
             self._done(f"{len(added)} servers imported from {client.label}")
 
         self.ctx.run(change(), f"import the servers of {client.label}")
@@ -74,7 +74,5 @@ class FirstRunBanner(QFrame):
 
     def _done(self, what: str) -> None:
         self.ctx.demo = False
-        self.ctx.engine.config_label = str(self.ctx.control.path)
-        self.ctx.engine.refresh_advertisement()
         self.hide()
         self.done = what

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mcpmanager.core.stderr_log import LogLine, StderrLog
+from mcpmanager.core.supervisor.stderr_log import LogLine, StderrLog
 from mcpmanager.gui import style
 
 # Bound of the view. A QTextDocument's memory, the worst flush (about 3 µs a line) and a find all
@@ -69,7 +69,7 @@ class _Inbox:
 
     def subscribe(self, log: StderrLog) -> None:
         self.unsubscribe()
-        self._unsubscribe = log.subscribe(self.receive)
+        self._unsubscribe = log.appended.connect(self.receive)
 
     def unsubscribe(self, *_: object) -> None:
         if self._unsubscribe is not None:

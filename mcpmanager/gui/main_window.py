@@ -72,7 +72,7 @@ class MainWindow(QMainWindow):
         self.nav.setCurrentRow(0)
 
         self.error_bar = ErrorBar(ctx.errors)
-        ctx.bridge.configRejected.connect(
+        ctx.signals.configRejected.connect(
             lambda reason: ctx.errors.report(f"Config change not applied (the running setup stays): {reason}")
         )
         self.first_run = FirstRunBanner(ctx)

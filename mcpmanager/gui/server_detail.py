@@ -19,10 +19,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mcpmanager.core.config import StdioServerConfig
-from mcpmanager.core.downstream import Downstream
-from mcpmanager.core.engine import Engine
-from mcpmanager.core.states import State
+from mcpmanager.core.config.servers import StdioServerConfig
+from mcpmanager.core.engine.engine import Engine
+from mcpmanager.core.supervisor.downstream import Downstream
+from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.gui import style
 from mcpmanager.gui.log_view import LogView
 from mcpmanager.gui.servers_model import state_text

@@ -10,180 +10,36 @@ import re
 from collections.abc import Collection
 from dataclasses import replace
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 from shiboken6 import isValid
 
-from mcpmanager.core.config import SERVER_NAME, HttpServerConfig, HttpTransport, ServerConfig, StdioServerConfig
-from mcpmanager.core.control import ControlError
-from mcpmanager.core.snippet import SnippetError, parse_snippet
+from mcpmanager.core.config.names import SERVER_NAME, free_name
+from mcpmanager.core.config.pasted import SnippetError, parse_snippet
+from mcpmanager.core.config.servers import HttpServerConfig, HttpTransport, ServerConfig, StdioServerConfig
+from mcpmanager.core.engine.control import ControlError
 from mcpmanager.gui.context import GuiContext
+from mcpmanager.gui.secret_table import SecretTable
 
-MASK = "•" * 8  # a fixed length: the mask must not tell how long a token is
-VALUE_ROLE = Qt.ItemDataRole.UserRole  # the real value; the display role holds the mask
 KINDS = [("stdio", "Local command (stdio)"), ("http", "Streamable HTTP"), ("sse", "SSE (legacy HTTP)")]
 _ENV_NAME = re.compile(r"^[^=\s]+$")
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an HTTP token (RFC 9110)
 _ERROR_STYLE = "color: #cf222e;"
 _INVALID_STYLE = "border: 1px solid #cf222e;"
-
-
-class _SecretDelegate(QStyledItemDelegate):
-    """Edits a value column whose display role is a mask: the editor reads and writes VALUE_ROLE and
-    types as a password field while the table is masked."""
-
-    def __init__(self, table: SecretTable) -> None:
-        super().__init__(table)
-        self.table = table
-
-    def createEditor(
-        self, parent: QWidget, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
-    ) -> QWidget:
-        editor = QLineEdit(parent)
-        if not self.table.revealed():
-            editor.setEchoMode(QLineEdit.EchoMode.Password)
-        return editor
-
-    def setEditorData(self, editor: QWidget, index: QModelIndex | QPersistentModelIndex) -> None:
-        assert isinstance(editor, QLineEdit)
-        editor.setText(str(index.data(VALUE_ROLE) or ""))
-
-    def setModelData(
-        self, editor: QWidget, model: QAbstractItemModel, index: QModelIndex | QPersistentModelIndex
-    ) -> None:
-        assert isinstance(editor, QLineEdit)
-        model.setData(index, editor.text(), VALUE_ROLE)
-        model.setData(index, self.table.shown(editor.text()), Qt.ItemDataRole.DisplayRole)
-
-
-class SecretTable(QWidget):
-    """Name/value rows (environment variables, HTTP headers), values masked until "Reveal values"."""
-
-    def __init__(self, what: str, name_title: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.what = what  # "env" or "headers": names this table in messages
-        self.table = QTableWidget(0, 2)
-        self.table.setHorizontalHeaderLabels([name_title, "Value"])
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
-        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.table.setColumnWidth(0, 200)
-        self.table.verticalHeader().hide()
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setItemDelegateForColumn(1, _SecretDelegate(self))
-        self.table.setMinimumHeight(110)
-        self.reveal = QCheckBox("Reveal values")
-        self.reveal.toggled.connect(self._refresh)
-        self.add_button = QPushButton("Add")
-        self.add_button.clicked.connect(self._add_clicked)
-        self.remove_button = QPushButton("Remove")
-        self.remove_button.clicked.connect(self._remove_clicked)
-        buttons = QHBoxLayout()
-        for widget in (self.add_button, self.remove_button):
-            buttons.addWidget(widget)
-        buttons.addStretch(1)
-        buttons.addWidget(self.reveal)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.table)
-        layout.addLayout(buttons)
-
-    def revealed(self) -> bool:
-        return self.reveal.isChecked()
-
-    def shown(self, value: str) -> str:
-        return value if self.revealed() or not value else MASK
-
-    def set_rows(self, rows: dict[str, str]) -> None:
-        self.table.setRowCount(0)
-        for name, value in rows.items():
-            self.add_row(name, value)
-
-    def add_row(self, name: str = "", value: str = "") -> int:
-        row = self.table.rowCount()
-        self.table.insertRow(row)
-        self.table.setItem(row, 0, QTableWidgetItem(name))
-        item = QTableWidgetItem(self.shown(value))
-        item.setData(VALUE_ROLE, value)
-        self.table.setItem(row, 1, item)
-        return row
-
-    def set_value(self, row: int, value: str) -> None:
-        item = self._item(row, 1)
-        item.setData(VALUE_ROLE, value)
-        item.setText(self.shown(value))
-
-    def displayed(self, row: int) -> str:
-        """What the table shows in the value cell of `row`."""
-        return self._item(row, 1).text()
-
-    def _item(self, row: int, column: int) -> QTableWidgetItem:
-        item = self.table.item(row, column)
-        if item is None:  # every row gets both items in add_row
-            item = QTableWidgetItem()
-            self.table.setItem(row, column, item)
-        return item
-
-    def rows(self) -> list[tuple[str, str]]:
-        """(name, value) of every row that is not wholly empty, names stripped."""
-        found = []
-        for row in range(self.table.rowCount()):
-            name_item, value_item = self.table.item(row, 0), self.table.item(row, 1)
-            name = name_item.text().strip() if name_item else ""
-            value = str(value_item.data(VALUE_ROLE) or "") if value_item else ""
-            if name or value:
-                found.append((name, value))
-        return found
-
-    def check(self, valid_name: re.Pattern[str], rule: str) -> tuple[dict[str, str], list[str]]:
-        """The rows as a mapping, and what is wrong with them (never naming a value)."""
-        values: dict[str, str] = {}
-        errors: list[str] = []
-        for number, (name, value) in enumerate(self.rows(), 1):
-            if not name:
-                errors.append(f"{self.what}: row {number} has a value but no name")
-            elif not valid_name.match(name):
-                errors.append(f"{self.what}: {name!r}: {rule}")
-            elif name in values:
-                errors.append(f"{self.what}: {name!r} is there twice; keep one")
-            else:
-                values[name] = value
-        return values, errors
-
-    def _refresh(self) -> None:
-        for row in range(self.table.rowCount()):
-            item = self.table.item(row, 1)
-            if item is not None:
-                item.setText(self.shown(str(item.data(VALUE_ROLE) or "")))
-
-    def _add_clicked(self) -> None:
-        row = self.add_row()
-        self.table.setCurrentCell(row, 0)
-        self.table.editItem(self._item(row, 0))
-
-    def _remove_clicked(self) -> None:
-        rows = sorted({index.row() for index in self.table.selectedIndexes()}, reverse=True)
-        for row in rows or ([self.table.currentRow()] if self.table.currentRow() >= 0 else []):
-            self.table.removeRow(row)
 
 
 class ServerEditor(QWidget):
@@ -528,8 +384,4 @@ class ServerEditor(QWidget):
 
 def copy_name(name: str, taken: Collection[str]) -> str:
     """`<name>-copy`, or `<name>-copy-2`, `-3`… when taken."""
-    candidate, number = f"{name}-copy", 1
-    while candidate in taken:
-        number += 1
-        candidate = f"{name}-copy-{number}"
-    return candidate
+    return free_name(f"{name}-copy", taken)

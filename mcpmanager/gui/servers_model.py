@@ -1,7 +1,7 @@
 """The servers table: a status light, the name, the tool count, and the state with its reason.
 
 Rows follow the config's order (disabled servers included). The model never decides anything: it
-reads each server's status from the engine when the bridge says it changed, and repaints only the
+reads each server's status from the engine when the engine signals say it changed, and repaints only the
 rows that did (a crash-looping server must not repaint the whole table).
 """
 
@@ -11,9 +11,9 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
-from mcpmanager.core.downstream import Downstream
-from mcpmanager.core.engine import Engine
-from mcpmanager.core.states import State
+from mcpmanager.core.engine.engine import Engine
+from mcpmanager.core.supervisor.downstream import Downstream
+from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.gui import style
 
 Index = QModelIndex | QPersistentModelIndex

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mcpmanager.core.states import State
+from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.gui.context import GuiContext
 from mcpmanager.gui.server_detail import ServerDetail
 from mcpmanager.gui.server_editor import ServerEditor
@@ -77,9 +77,9 @@ class ServersPage(QWidget):
         layout.addWidget(toolbar)
         layout.addWidget(splitter, 1)
 
-        ctx.bridge.statusChanged.connect(self._status_changed)
-        ctx.bridge.serversChanged.connect(self._servers_changed)
-        ctx.bridge.catalogueChanged.connect(lambda: self.model.refresh(set(self.model.names)))
+        ctx.signals.statusChanged.connect(self._status_changed)
+        ctx.signals.serversChanged.connect(self._servers_changed)
+        ctx.signals.catalogueChanged.connect(lambda: self.model.refresh(set(self.model.names)))
         if self.model.names:
             self.select(self.model.names[0])
         self._update_actions()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QStatusBar
 
-from mcpmanager.core.states import State
+from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.gui.context import GuiContext
 
 CLIENTS_POLL_MS = 1000  # connections come and go without an engine event
@@ -28,15 +28,15 @@ class StatusBar(QStatusBar):
         self.addWidget(self.clients)
         self.addPermanentWidget(self.context)
         self.addPermanentWidget(self.servers)
-        ctx.bridge.statusChanged.connect(self._refresh_servers)
-        ctx.bridge.serversChanged.connect(self.refresh)
+        ctx.signals.statusChanged.connect(self._refresh_servers)
+        ctx.signals.serversChanged.connect(self.refresh)
         # The context figures encode every tool: while servers come up one after another, once the
         # catalogue has been quiet for a moment, not once per server.
         self._tokens_timer = QTimer(self)
         self._tokens_timer.setSingleShot(True)
         self._tokens_timer.setInterval(TOKENS_DELAY_MS)
         self._tokens_timer.timeout.connect(self._refresh_context)
-        ctx.bridge.catalogueChanged.connect(self._tokens_timer.start)
+        ctx.signals.catalogueChanged.connect(self._tokens_timer.start)
         self._timer = QTimer(self)
         self._timer.setInterval(CLIENTS_POLL_MS)
         self._timer.timeout.connect(self._refresh_clients)
@@ -50,7 +50,7 @@ class StatusBar(QStatusBar):
         self._refresh_clients()
 
     def _refresh_context(self) -> None:
-        proxy = self.ctx.engine.proxy
+        proxy = self.ctx.engine.router
         resting, direct = proxy.context_tokens()
         if proxy.mode == "discovery":
             self.context.setText(f"Resting context {resting:,} tokens (direct exposure would be {direct:,})")
@@ -65,5 +65,5 @@ class StatusBar(QStatusBar):
         self.servers.setText(f"Servers ready {ready}/{len(enabled)}")
 
     def _refresh_clients(self) -> None:
-        count = self.ctx.engine.proxy.clients()
+        count = self.ctx.engine.router.clients()
         self.clients.setText(f"{count} client{'s' if count != 1 else ''} connected")

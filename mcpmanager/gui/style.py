@@ -10,7 +10,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QIcon, QPainter, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
-from mcpmanager.core.states import State
+from mcpmanager.core.supervisor.lifecycle import State
 
 ICON_FILE = Path(__file__).resolve().parent.parent.parent / "resources" / "icons" / "mcpmanager.svg"
 

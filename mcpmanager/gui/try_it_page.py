@@ -204,7 +204,7 @@ class TryItPage(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(splitter, 1)
         layout.addWidget(note)
-        ctx.bridge.catalogueChanged.connect(self._catalogue_changed)
+        ctx.signals.catalogueChanged.connect(self._catalogue_changed)
 
     # Search ---------------------------------------------------------------------------------------
 
@@ -284,7 +284,7 @@ class TryItPage(QWidget):
             self.empty.hide()
             self._show_template(None)
             return
-        result = self.ctx.engine.proxy.discovery.discover({"query": query, "limit": self.limit.value()})
+        result = self.ctx.engine.router.discovery.discover({"query": query, "limit": self.limit.value()})
         structured = result.structured_content if isinstance(result.structured_content, dict) else {}
         tools = structured.get("tools")
         hits = [t for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
@@ -326,7 +326,7 @@ class TryItPage(QWidget):
         self.via = QComboBox()
         self.via.addItem("through call_tool", "call_tool")
         self.via.addItem("called directly", "direct")
-        self.via.setCurrentIndex(0 if self.ctx.engine.proxy.mode == "discovery" else 1)
+        self.via.setCurrentIndex(0 if self.ctx.engine.router.mode == "discovery" else 1)
         self.via.currentIndexChanged.connect(lambda _index: self._resolve_timer.start())
         self.arguments = QPlainTextEdit()
         self.arguments.setFont(style.monospace())
@@ -390,7 +390,7 @@ class TryItPage(QWidget):
             self._show_plan(None)
             return None
         via_call_tool = self.via.currentData() == "call_tool"
-        plan = self.ctx.engine.proxy.resolver.plan(name, arguments, via_call_tool, check=arguments is not None)
+        plan = self.ctx.engine.router.resolver.plan(name, arguments, via_call_tool, check=arguments is not None)
         self._show_plan(describe(plan, checked=arguments is not None))
         return plan
 

@@ -18,16 +18,17 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from mcpmanager.core.catalogue import Catalogue
-from mcpmanager.core.proxy import Proxy
-from mcpmanager.core.tokens import tokens_of
+from mcpmanager.core.catalogue.catalogue import Catalogue
+from mcpmanager.core.config.modes import Mode
+from mcpmanager.core.proxy.router import Router
+from mcpmanager.core.proxy.token_count import tokens_of
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS = ROOT.parent / "shared" / "bench-data"
 PUBLISHED = ROOT / ".cache" / "published" / "catalogue.json"
 
 
-def proxy_for(tools: list[dict[str, Any]], mode: str) -> Proxy:
+def router_for(tools: list[dict[str, Any]], mode: Mode) -> Router:
     by_server: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for tool in tools:
         spec = {k: v for k, v in tool.items() if k != "server"}
@@ -37,16 +38,16 @@ def proxy_for(tools: list[dict[str, Any]], mode: str) -> Proxy:
     catalogue.configure(list(by_server), {})
     for server, specs in by_server.items():
         catalogue.set_tools(server, specs)
-    return Proxy(catalogue, {}, mode)  # type: ignore[arg-type]
+    return Router(catalogue, {}, mode)
 
 
-def listed_tokens(proxy: Proxy) -> int:
-    return tokens_of([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in proxy.tool_list()])
+def listed_tokens(router: Router) -> int:
+    return tokens_of([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in router.tool_list()])
 
 
 def measure(name: str, tools: list[dict[str, Any]], queries: list[str]) -> dict[str, Any]:
-    discovery = proxy_for(tools, "discovery")
-    direct = proxy_for(tools, "direct")
+    discovery = router_for(tools, "discovery")
+    direct = router_for(tools, "direct")
     per_hit: list[float] = []
     for query in queries:
         result = discovery.discovery.discover({"query": query, "limit": 5})

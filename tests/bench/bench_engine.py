@@ -67,9 +67,9 @@ async def bench_latency(calls: int, home: Path) -> dict[str, float]:
 
 
 async def bench_startup(servers: int, delay: float, home: Path) -> dict[str, float]:
-    from mcpmanager.core.config import parse_config
-    from mcpmanager.core.engine import Engine
-    from mcpmanager.core.paths import Paths
+    from mcpmanager.core.config.load import parse_config
+    from mcpmanager.core.engine.engine import Engine
+    from mcpmanager.core.system.paths import Paths
 
     document = {
         "mcpServers": {

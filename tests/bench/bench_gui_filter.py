@@ -2,7 +2,7 @@
 
 The real tools of tests/data/catalogues/*.json replicated under numbered server names up to 2,000 and
 20,000 tools (1 % disabled, 1 % always on), fed to the real `CataloguePage` through a stand-in for the
-engine (a core `Catalogue` and a bridge signal: no servers run). The page is shown at its size in a
+engine (a core `Catalogue` and an engine signal: no servers run). The page is shown at its size in a
 1180×760 window, then queries are typed character by character and erased with backspace; per
 keystroke, the time from setting the filter text until the window has handled every resulting event
 (the filter, on a zero timer, and the repaint it asks for).
@@ -32,8 +32,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QEvent, QObject, Qt, Signal  # after choosing the platform above
 from PySide6.QtWidgets import QApplication
 
-from mcpmanager.core.catalogue import Catalogue
-from mcpmanager.core.config import ToolSettings
+from mcpmanager.core.catalogue.catalogue import Catalogue
+from mcpmanager.core.config.settings import ToolSettings
 from mcpmanager.gui.catalogue_model import TOKENS, CatalogueModel
 from mcpmanager.gui.catalogue_page import CataloguePage
 
@@ -44,7 +44,7 @@ QUERIES = ("create issue github", "qzx nothing", "list")
 TARGET_MS = 50.0
 
 
-class _Bridge(QObject):
+class _Signals(QObject):
     catalogueChanged = Signal()
 
 
@@ -113,8 +113,8 @@ def bench_size(app: QApplication, size: int, tools: list[dict[str, Any]]) -> dic
     CatalogueModel(lambda: entries)
     load_ms = (time.perf_counter() - start) * 1000
 
-    bridge = _Bridge()
-    ctx: Any = SimpleNamespace(engine=SimpleNamespace(catalogue=catalogue), bridge=bridge, control=None, run=None)
+    signals = _Signals()
+    ctx: Any = SimpleNamespace(engine=SimpleNamespace(catalogue=catalogue), signals=signals, control=None, run=None)
     start = time.perf_counter()
     page = CataloguePage(ctx)
     page.resize(1180 - 150, 760 - 60)  # the main window's size, less the page list and the bars
@@ -149,7 +149,7 @@ def bench_size(app: QApplication, size: int, tools: list[dict[str, Any]]) -> dic
     servers = list(dict.fromkeys(e.server for e in catalogue.entries()))
     catalogue.configure(servers, {**settings, key: ToolSettings(always_on=True)})
     start = time.perf_counter()
-    page.model.refresh()  # what the bridge's catalogueChanged leads to (after the model's pause)
+    page.model.refresh()  # what the catalogueChanged signal leads to (after the model's pause)
     app.processEvents()
     refresh_ms = (time.perf_counter() - start) * 1000
 

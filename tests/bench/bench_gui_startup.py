@@ -28,8 +28,8 @@ import qasync
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from mcpmanager.core.paths import Paths
-from mcpmanager.core.states import State
+from mcpmanager.core.supervisor.lifecycle import State
+from mcpmanager.core.system.paths import Paths
 from mcpmanager.core.tasks import spawn
 from mcpmanager.gui.app import Manager
 from mcpmanager.gui.errors import ErrorFunnel

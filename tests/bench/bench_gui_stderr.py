@@ -39,11 +39,12 @@ import qasync  # after the platform is chosen: Qt reads it when it loads
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from mcpmanager.core.config import load_config
-from mcpmanager.core.downstream import StatusChanged
-from mcpmanager.core.engine import Engine, EngineEvent
-from mcpmanager.core.paths import Paths
-from mcpmanager.core.stderr_log import LogLine
+from mcpmanager.core.config.load import load_config
+from mcpmanager.core.engine.engine import Engine
+from mcpmanager.core.engine.events import EngineEvent
+from mcpmanager.core.supervisor.events import StatusChanged
+from mcpmanager.core.supervisor.stderr_log import LogLine
+from mcpmanager.core.system.paths import Paths
 from mcpmanager.gui.log_view import LogView
 from tests.e2e.support import FAST, fixture, write_config
 
@@ -89,9 +90,9 @@ async def bench(lines: int, folder: Path, freeze_gc: bool = False, timeout: floa
         if isinstance(event, StatusChanged) and event.server == SERVER and view.log is None:
             log = engine.downstreams[SERVER].log
             view.attach(log)
-            log.subscribe(on_lines)
+            log.appended.connect(on_lines)
 
-    engine.subscribe(on_event)
+    engine.events.connect(on_event)
     ticks: list[float] = []
     rss: list[tuple[float, int]] = []
     shown_at: list[float] = []

@@ -24,7 +24,7 @@ import sys
 import time
 from typing import Any
 
-from mcpmanager.core.catalogue import Catalogue
+from mcpmanager.core.catalogue.catalogue import Catalogue
 from mcpmanager.core.resolve.names import NameResolver
 from tests.bench.resolve_cases import NameCase, Tool, all_cases
 from tests.bench.resolve_eval import Report, evaluate

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mcpmanager.core.naming import assign_exposed_names
+from mcpmanager.core.catalogue.exposed_names import assign_exposed_names
 from mcpmanager.core.search.index import SearchDoc, SearchIndex
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "bench-data"

@@ -9,7 +9,7 @@ Two halves:
 - curated by hand in `tests/data/resolve/curated_*.jsonl` (semantic slips, old names of renamed
   tools, tricky must-nots; see that folder's README).
 
-The labels follow the safety rules of ARCHITECTURE §7 with this module's own, deliberately simple
+The labels follow the safety rules of docs/architecture.md (Resolution) with this module's own, deliberately simple
 word handling, not the resolver's: a label must not be right merely because the resolver agrees.
 """
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpmanager.commands.resolve import build_resolver
-from mcpmanager.core.catalogue import Catalogue
-from mcpmanager.core.config import Config
+from mcpmanager.core.catalogue.catalogue import Catalogue
+from mcpmanager.core.config.model import Config
 from mcpmanager.core.resolve.resolver import Resolver
 from tests.bench.resolve_cases import ArgumentCase, NameCase, Tool
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from mcpmanager.core.activity import Activity, CallRecord
+from mcpmanager.core.proxy.activity import Activity, CallRecord
 
 
 def test_records_are_updated_in_place_and_observed() -> None:
     activity = Activity(size=10)
     seen: list[CallRecord] = []
-    activity.subscribe(seen.append)
+    activity.changed.connect(seen.append)
     record = activity.begin("createIssue", "call_tool")
     assert record.outcome == "pending" and not record.resolved
     activity.update(record, server="gh", tool="create_issue", exposed="create_issue", how="normalized")

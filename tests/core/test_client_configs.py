@@ -9,15 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from mcpmanager.core import control
-from mcpmanager.core.client_configs import (
-    SERVER_NAME,
-    ClientConfig,
-    client_locations,
-    find_client_configs,
-    read_client_config,
-)
-from mcpmanager.core.config import HttpServerConfig, StdioServerConfig
+from mcpmanager.core.clients.locations import client_locations
+from mcpmanager.core.clients.reading import ClientConfig, find_client_configs, read_client_config
+from mcpmanager.core.config.servers import HttpServerConfig, StdioServerConfig
 
 SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "client_configs"
 LINUX, MACOS, WINDOWS, BROKEN = (SAMPLES / name for name in ("linux", "macos", "windows", "broken"))
@@ -401,7 +395,3 @@ def test_unusable_names_get_unique_usable_ones(tmp_path: Path) -> None:
         "imported as 'My-Tools-2'"
     )
     assert len(config.problems) == 3
-
-
-def test_imported_names_pass_the_rule_control_enforces() -> None:
-    assert SERVER_NAME is control.SERVER_NAME

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
+import anyio
 import pytest
 
-from mcpmanager.core.client_import import (
-    ClientNotFound,
-    apply_import,
+from mcpmanager.core.clients.backups import apply_change
+from mcpmanager.core.clients.errors import ClientNotFound
+from mcpmanager.core.clients.importing import (
+    ImportPlan,
     is_bridge,
     merge,
     plan_import,
@@ -20,20 +23,23 @@ from mcpmanager.core.client_import import (
     same_definition,
     served_by,
 )
-from mcpmanager.core.client_install import STASH_KEY, apply_change, install_targets, plan_install, plan_undo
-from mcpmanager.core.config import (
-    Config,
-    ConfigError,
-    HttpServerConfig,
-    StdioServerConfig,
-    load_config,
-    save_config,
-)
-from mcpmanager.core.json_text import clean_jsonc
+from mcpmanager.core.clients.install import STASH_KEY, install_targets, plan_install, plan_undo
+from mcpmanager.core.config.json_text import clean_jsonc
+from mcpmanager.core.config.load import load_config
+from mcpmanager.core.config.model import Config, ConfigError
+from mcpmanager.core.config.save import save_config
+from mcpmanager.core.config.servers import HttpServerConfig, StdioServerConfig
+from mcpmanager.core.engine.control import Control
 
 SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "client_configs"
 HOMES = {"linux": "linux", "macos": "darwin", "windows": "win32", "formats": "linux"}
 CLIENTS = ["claude-desktop", "cursor", "vscode", "claude-code"]
+
+
+def apply_import(plan: ImportPlan, config: Path) -> ImportPlan:
+    """What `mcpmanager import` does after its preview: the plan's servers through `Control`."""
+    added, skipped = anyio.run(Control(config).import_servers, plan.candidates)
+    return replace(plan, added=added, skipped=skipped)
 
 
 def home_copy(tmp_path: Path, name: str) -> Path:
@@ -207,6 +213,6 @@ def test_round_trip_import_then_install_turning_off_everything_imported_then_und
 
 
 def load_servers(entries: dict[str, object]) -> list[StdioServerConfig | HttpServerConfig]:
-    from mcpmanager.core.config import parse_config
+    from mcpmanager.core.config.load import parse_config
 
     return list(parse_config(json.dumps({"mcpServers": entries}), "x").servers.values())

@@ -15,22 +15,21 @@ from typing import Any
 
 import pytest
 
-from mcpmanager.core.client_import import ClientNotFound
-from mcpmanager.core.client_install import (
+from mcpmanager.core.clients.backups import apply_change, list_backups
+from mcpmanager.core.clients.change import Target
+from mcpmanager.core.clients.errors import ClientNotFound, InstallError
+from mcpmanager.core.clients.install import (
     STASH_KEY,
-    InstallError,
-    Target,
-    apply_change,
     bridge_entry,
     inspect,
     install_targets,
     installed_mode,
-    list_backups,
     plan_install,
     plan_undo,
 )
-from mcpmanager.core.config import Config, HttpServerConfig, StdioServerConfig
-from mcpmanager.core.json_text import clean_jsonc
+from mcpmanager.core.config.json_text import clean_jsonc
+from mcpmanager.core.config.model import Config
+from mcpmanager.core.config.servers import HttpServerConfig, StdioServerConfig
 
 SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "client_configs"
 HOMES = {"linux": "linux", "macos": "darwin", "windows": "win32", "formats": "linux"}

@@ -12,19 +12,12 @@ from typing import Any
 
 import pytest
 
-from mcpmanager.core.config import (
-    Config,
-    ConfigError,
-    HttpServerConfig,
-    ProxySettings,
-    StdioServerConfig,
-    SupervisorSettings,
-    ToolSettings,
-    load_config,
-    parse_config,
-    save_config,
-)
-from mcpmanager.core.paths import Paths
+from mcpmanager.core.config.load import load_config, parse_config
+from mcpmanager.core.config.model import Config, ConfigError
+from mcpmanager.core.config.save import save_config
+from mcpmanager.core.config.servers import HttpServerConfig, StdioServerConfig
+from mcpmanager.core.config.settings import ProxySettings, SupervisorSettings, ToolSettings
+from mcpmanager.core.system.paths import Paths
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
 

@@ -14,14 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from mcpmanager.core.launch import (
-    mcpmanager_command,
-    prepare_spawn,
-    resolve_argv,
-    resolve_command,
-    search_path,
-    spawn_target,
-)
+from mcpmanager.core.system.command_path import prepare_spawn, resolve_argv, resolve_command, search_path
+from mcpmanager.core.system.own_command import mcpmanager_command
+from mcpmanager.core.system.windows_cmd import spawn_target
 
 WIN_ENV = {"SystemRoot": "C:\\Windows", "PATHEXT": ".COM;.EXE;.BAT;.CMD"}
 CMD = "C:\\Windows\\System32\\cmd.exe"
@@ -427,7 +422,7 @@ def test_prepare_spawn_gives_the_child_the_augmented_path_and_logs_an_extra_once
     tool = executable(home / ".local" / "bin" / "mcp-thing")
     on_path = executable(tmp_path / "bin" / "listed")
     env = {"PATH": str(tmp_path / "bin"), "HOME": str(home), "LANG": "C.UTF-8"}
-    caplog.set_level(logging.INFO, logger="mcpmanager.core.launch")
+    caplog.set_level(logging.INFO, logger="mcpmanager.core.system.command_path")
     for _ in range(2):
         target, child = prepare_spawn("mcp-thing", ["--x"], env, None, platform="linux", root=root)
         assert target == [str(tool), "--x"]

@@ -8,7 +8,7 @@ import string
 
 import pytest
 
-from mcpmanager.core.naming import assign_exposed_names, sanitize, shorten
+from mcpmanager.core.catalogue.exposed_names import assign_exposed_names, sanitize, shorten
 
 VALID_64 = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 

@@ -1,5 +1,6 @@
-"""`mcpmanager resolve`: the command-line contract (ARCHITECTURE §8): JSON lines in order, what would be
-forwarded or the error a model would read, the config's aliases, exit 2 with one line on bad input."""
+"""`mcpmanager resolve`: the command-line contract (docs/architecture.md, Command line): JSON lines in
+order, what would be forwarded or the error a model would read, the config's aliases, exit 2 with one
+line on bad input."""
 
 from __future__ import annotations
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from mcpmanager.core.catalogue import Catalogue
-from mcpmanager.core.config import ToolSettings
-from mcpmanager.core.discovery import Discovery
+from mcpmanager.core.catalogue.catalogue import Catalogue
+from mcpmanager.core.config.settings import ToolSettings
+from mcpmanager.core.proxy.discovery import Discovery
 from mcpmanager.core.resolve.messages import miss_text
 from mcpmanager.core.resolve.names import NameResolver, Resolution
 from mcpmanager.core.resolve.resolver import Resolver

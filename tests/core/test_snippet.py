@@ -7,9 +7,10 @@ import json
 
 import pytest
 
-from mcpmanager.core.config import HttpServerConfig, StdioServerConfig, parse_config
-from mcpmanager.core.json_text import clean_jsonc
-from mcpmanager.core.snippet import SnippetError, parse_snippet
+from mcpmanager.core.config.json_text import clean_jsonc
+from mcpmanager.core.config.load import parse_config
+from mcpmanager.core.config.pasted import SnippetError, parse_snippet
+from mcpmanager.core.config.servers import HttpServerConfig, StdioServerConfig
 
 GITHUB = StdioServerConfig(
     "github", "npx", ["-y", "@modelcontextprotocol/server-github"], {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_FAKE"}

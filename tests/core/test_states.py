@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcpmanager.core.states import (
+from mcpmanager.core.supervisor.lifecycle import (
     BecameReady,
     CancelRetry,
     Crashed,

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mcpmanager.core.stderr_log import LogLine, StderrLog
+from mcpmanager.core.supervisor.stderr_log import LogLine, StderrLog
 
 
 def test_lines_split_across_chunks_and_utf8_sequences(tmp_path: Path) -> None:
@@ -41,7 +41,7 @@ def test_log_file_is_capped_by_rotation(tmp_path: Path) -> None:
 def test_listeners_get_batches(tmp_path: Path) -> None:
     log = StderrLog(None)
     batches: list[list[LogLine]] = []
-    unsubscribe = log.subscribe(batches.append)
+    unsubscribe = log.appended.connect(batches.append)
     log.feed(b"a\nb\nc")
     unsubscribe()
     log.feed(b"\n")
@@ -62,8 +62,8 @@ def test_a_failing_listener_does_not_stop_the_others_or_the_log(tmp_path: Path) 
     def broken(batch: list[LogLine]) -> None:
         raise RuntimeError("a pane's bug")
 
-    log.subscribe(broken)
-    log.subscribe(lambda batch: seen.extend(line.text for line in batch))
+    log.appended.connect(broken)
+    log.appended.connect(lambda batch: seen.extend(line.text for line in batch))
     log.feed(b"one\ntwo\n")
     log.close()
     assert seen == ["one", "two"] and log.tail(2) == ["one", "two"]

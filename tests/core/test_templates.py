@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from mcpmanager.core.meta_tools import argument, limit_of, tool_arguments
-from mcpmanager.core.templates import call_template, optional_parameters
+from mcpmanager.core.catalogue.call_templates import call_template, optional_parameters
+from mcpmanager.core.proxy.meta_tools import argument, limit_of, tool_arguments
 
 SCHEMA = {
     "type": "object",

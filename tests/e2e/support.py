@@ -20,7 +20,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from mcpmanager.core.runtime import read_advertisements
+from mcpmanager.core.engine.advertisement import read_advertisements
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "servers"
 FIXTURE_SERVER = FIXTURES / "fixture_server.py"

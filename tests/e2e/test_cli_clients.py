@@ -20,8 +20,9 @@ from unittest import mock
 import pytest
 
 from mcpmanager.commands import clients
-from mcpmanager.core.client_install import STASH_KEY, list_backups
-from mcpmanager.core.launch import mcpmanager_command
+from mcpmanager.core.clients.backups import list_backups
+from mcpmanager.core.clients.install import STASH_KEY
+from mcpmanager.core.system.own_command import mcpmanager_command
 from tests.client_samples import files_under, parse, user_home
 
 CURSOR = ".cursor/mcp.json"

@@ -12,11 +12,13 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from mcpmanager.core.config import StdioServerConfig, load_config
-from mcpmanager.core.control import Control, ControlError
-from mcpmanager.core.engine import ConfigApplied, Engine
-from mcpmanager.core.paths import Paths
-from mcpmanager.core.states import State
+from mcpmanager.core.config.load import load_config
+from mcpmanager.core.config.servers import StdioServerConfig
+from mcpmanager.core.engine.control import Control, ControlError
+from mcpmanager.core.engine.engine import Engine
+from mcpmanager.core.engine.events import ConfigApplied
+from mcpmanager.core.supervisor.lifecycle import State
+from mcpmanager.core.system.paths import Paths
 from tests.e2e.support import FAST, fixture, wait_for, write_config
 
 
@@ -30,7 +32,7 @@ async def running(tmp_path: Path, home: Path) -> AsyncIterator[tuple[Engine, Con
     await engine.start()
     try:
         await wait_for(lambda: all(d.status.state is State.READY for d in engine.downstreams.values()), timeout=30)
-        yield engine, Control(engine), path
+        yield engine, Control(engine.paths.config_file, engine), path
     finally:
         await engine.stop()
 
@@ -47,7 +49,7 @@ async def test_always_on_is_saved_applied_and_seen_by_a_client(running: tuple[En
         if isinstance(message, types.ToolListChangedNotification):
             changed.append(message)
 
-    async with Client(engine.proxy.server, mode="legacy", message_handler=notes, cache=None) as client:
+    async with Client(engine.router.server, mode="legacy", message_handler=notes, cache=None) as client:
         before = {t.name for t in (await client.list_tools()).tools}
         assert "alpha__echo" not in before
         await control.set_tool("alpha:echo", always_on=True, aliases=["say", " say "])
@@ -66,7 +68,7 @@ async def test_always_on_is_saved_applied_and_seen_by_a_client(running: tuple[En
 async def test_servers_added_renamed_disabled_removed(running: tuple[Engine, Control, Path], tmp_path: Path) -> None:
     engine, control, path = running
     applied: list[tuple[str, ...]] = []
-    engine.subscribe(lambda e: applied.append(e.servers) if isinstance(e, ConfigApplied) else None)
+    engine.events.connect(lambda e: applied.append(e.servers) if isinstance(e, ConfigApplied) else None)
     await control.set_tool("beta:echo", always_on=True)
     gamma = StdioServerConfig("gamma", **{k: v for k, v in fixture("--name", "gamma").items() if k != "env"})
     await control.put_server(gamma)

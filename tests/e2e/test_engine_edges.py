@@ -12,11 +12,11 @@ from typing import Any
 import mcp_types as types
 from mcp import Client
 
-from mcpmanager.core.config import parse_config
-from mcpmanager.core.downstream import Downstream
-from mcpmanager.core.engine import Engine
-from mcpmanager.core.paths import Paths
-from mcpmanager.core.states import State
+from mcpmanager.core.config.load import parse_config
+from mcpmanager.core.engine.engine import Engine
+from mcpmanager.core.supervisor.downstream import Downstream
+from mcpmanager.core.supervisor.lifecycle import State
+from mcpmanager.core.system.paths import Paths
 from tests.e2e.support import FAST, fixture, pid_alive, text_of, wait_for
 
 BUILTINS = {"echo", "add", "fail", "slow", "sleep", "whoami", "stderr"}
@@ -206,7 +206,7 @@ async def test_only_a_name_nothing_answers_waits_for_a_starting_server(tmp_path:
     async with running(home, servers, startTimeout=60, startingWait=60) as engine:
         await wait_for(lambda: state_of(engine, "a") is State.READY and state_of(engine, "b") is State.READY, 30)
         assert state_of(engine, "late") is State.STARTING
-        async with Client(engine.proxy.server, mode="legacy", cache=None) as client:
+        async with Client(engine.router.server, mode="legacy", cache=None) as client:
             ambiguous = await client.call_tool("whoami", {})  # on a and b: answered by what is up
             assert ambiguous.is_error and text_of(ambiguous).startswith("Ambiguous tool name 'whoami'")
             withheld = await client.call_tool("remove_record", {})

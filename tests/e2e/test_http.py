@@ -21,11 +21,11 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from mcpmanager.core.config import parse_config
-from mcpmanager.core.downstream import Downstream
-from mcpmanager.core.engine import Engine
-from mcpmanager.core.paths import Paths
-from mcpmanager.core.states import State
+from mcpmanager.core.config.load import parse_config
+from mcpmanager.core.engine.engine import Engine
+from mcpmanager.core.supervisor.downstream import Downstream
+from mcpmanager.core.supervisor.lifecycle import State
+from mcpmanager.core.system.paths import Paths
 from tests.e2e.support import FAST, fixture, home_token, http_client, pid_alive, text_of, wait_for, write_config
 
 ERAS = ["legacy", "auto"]
@@ -266,7 +266,7 @@ async def test_a_refused_remote_backs_off_and_disturbs_nothing(home: Path) -> No
     paths = Paths.resolve(env={"MCPMANAGER_HOME": str(home)})
     engine = Engine(parse_config(json.dumps(document), "test"), paths, "direct")
     reasons: list[str] = []
-    engine.subscribe(lambda event: reasons.append(getattr(getattr(event, "status", None), "reason", "")))
+    engine.events.connect(lambda event: reasons.append(getattr(getattr(event, "status", None), "reason", "")))
     await engine.start()
     try:
         dead, ok = engine.downstreams["dead"], engine.downstreams["ok"]

@@ -15,10 +15,11 @@ from pathlib import Path
 import mcp_types as types
 import pytest
 
-from mcpmanager.core.config import StdioServerConfig, SupervisorSettings
-from mcpmanager.core.downstream import Downstream
-from mcpmanager.core.launch import mcpmanager_command
-from mcpmanager.core.states import State
+from mcpmanager.core.config.servers import StdioServerConfig
+from mcpmanager.core.config.settings import SupervisorSettings
+from mcpmanager.core.supervisor.downstream import Downstream
+from mcpmanager.core.supervisor.lifecycle import State
+from mcpmanager.core.system.own_command import mcpmanager_command
 from tests.e2e.support import FIXTURE_SERVER, pid_alive, text_of, wait_for
 
 GUI_PATH = "/usr/bin:/bin"  # roughly what a desktop-started app inherits
@@ -58,7 +59,7 @@ async def test_a_bare_name_in_local_bin_starts_and_its_child_gets_that_path(
         encoding="utf-8",
     )
     wrapper.chmod(0o755)
-    caplog.set_level(logging.INFO, logger="mcpmanager.core.launch")
+    caplog.set_level(logging.INFO, logger="mcpmanager.core.system.command_path")
     async with started("fixture-mcp", "--name", "wrapped") as downstream:
         await wait_for(lambda: downstream.status.state is State.READY, timeout=30)
         result = await downstream.call_tool("whoami", {})

@@ -12,11 +12,11 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from mcpmanager.core.activity import CallRecord
-from mcpmanager.core.config import parse_config
-from mcpmanager.core.engine import Engine
-from mcpmanager.core.paths import Paths
-from mcpmanager.core.states import State
+from mcpmanager.core.config.load import parse_config
+from mcpmanager.core.engine.engine import Engine
+from mcpmanager.core.proxy.activity import CallRecord
+from mcpmanager.core.supervisor.lifecycle import State
+from mcpmanager.core.system.paths import Paths
 from tests.e2e import test_published
 from tests.e2e.support import FAST, fixture, serve_client, text_of, wait_for, write_config
 
@@ -177,18 +177,18 @@ async def test_the_activity_log_records_how_each_call_was_resolved(setup: Path, 
     paths = Paths.resolve(env={"MCPMANAGER_HOME": str(home)})
     engine = Engine(parse_config(setup.read_text(), str(setup)), paths, "discovery")
     calls: list[CallRecord] = []
-    engine.subscribe(lambda event: calls.append(event) if isinstance(event, CallRecord) else None)
+    engine.events.connect(lambda event: calls.append(event) if isinstance(event, CallRecord) else None)
     await engine.start()
     try:
         await wait_for(lambda: all(d.status.state is State.READY for d in engine.downstreams.values()), timeout=30)
-        async with Client(engine.proxy.server) as client:
+        async with Client(engine.router.server) as client:
             arguments = {"owner": "o", "repository": "r", "issue_title": "t"}
             await client.call_tool("call_tool", {"tool_name": "createIssue", "arguments": arguments})
             await client.call_tool("remove_issue", {"owner": "o", "repo": "r", "issue_number": 1})
             await client.call_tool("call_tool", {"tool_name": "edit_file", "arguments": {"path": "/a"}})
             await client.call_tool("get_issue", {"owner": "o", "repo": "r", "issue_number": 9})
             await client.call_tool("get_current_weather", {"latitude": 60, "longitude": 11})
-        records = engine.proxy.activity.records()
+        records = engine.router.activity.records()
         summary = [(r.called, r.via, r.exposed, r.how, r.renames, r.outcome) for r in records]
         renamed = (("repository", "repo"), ("issue_title", "title"))
         assert summary == [
@@ -204,7 +204,7 @@ async def test_the_activity_log_records_how_each_call_was_resolved(setup: Path, 
         )
         assert all(r.duration is not None and r.duration >= 0 for r in records)
         assert records[0].resolved and not records[3].resolved
-        assert engine.proxy.activity.stats["gh:create_issue"].calls == 1
+        assert engine.router.activity.stats["gh:create_issue"].calls == 1
         # Observers (the GUI) see each call begin, resolve and end.
         assert [(c.called, c.outcome, c.exposed) for c in calls if c.id == records[0].id] == [
             ("createIssue", "pending", None),

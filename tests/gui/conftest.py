@@ -3,7 +3,7 @@
 Every test here is `async` and runs on a `qasync.QEventLoop` (pytest-asyncio's loop factory hook,
 picked per test item, so core and e2e tests keep their own loops). Inside, wait with `until()`
 (which sleeps on the loop, so both Qt and asyncio run), never with `qtbot.wait*`: a nested Qt loop
-inside a coroutine breaks qasync (TOOLCHAIN.md).
+inside a coroutine breaks qasync (docs/development.md, Rules the code keeps).
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ import pytest
 import qasync
 from PySide6.QtWidgets import QApplication
 
-from mcpmanager.core.config import load_config
-from mcpmanager.core.control import Control
-from mcpmanager.core.engine import Engine
-from mcpmanager.core.paths import Paths
-from mcpmanager.gui.bridge import EngineBridge
+from mcpmanager.core.config.load import load_config
+from mcpmanager.core.engine.control import Control
+from mcpmanager.core.engine.engine import Engine
+from mcpmanager.core.system.paths import Paths
 from mcpmanager.gui.context import GuiContext
+from mcpmanager.gui.engine_signals import EngineSignals
 from mcpmanager.gui.errors import ErrorFunnel
 from tests.e2e.support import FAST, fixture, write_config
 
@@ -78,22 +78,22 @@ async def gui_context(
     folder: Path, servers: dict[str, Any], mode: str = "discovery", started: bool = True, **sections: Any
 ) -> AsyncIterator[GuiContext]:
     """A real engine on a real config file with these servers (see tests.e2e.support.fixture), its
-    bridge, control and error funnel (`started=False`: the test starts the engine, as the app does
+    signals, control and error funnel (`started=False`: the test starts the engine, as the app does
     after building the window). Stops every server on the way out."""
     sections.setdefault("supervisor", FAST)
     path = write_config(folder, servers, **sections)
     home = folder / "home"
     paths = Paths.resolve(config_file=path, env={"MCPMANAGER_HOME": str(home)})
     engine = Engine(load_config(path), paths, mode)  # type: ignore[arg-type]
-    bridge = EngineBridge(engine, interval_ms=20)
+    signals = EngineSignals(engine, interval_ms=20)
     funnel = ErrorFunnel()
-    ctx = GuiContext(engine, bridge, Control(engine), funnel)
+    ctx = GuiContext(engine, signals, Control(engine.paths.config_file, engine), funnel)
     if started:
         await engine.start()
     try:
         yield ctx
     finally:
-        bridge.close()
+        signals.close()
         await engine.stop()
 
 

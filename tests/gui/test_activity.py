@@ -19,8 +19,8 @@ from PySide6.QtWidgets import QDialogButtonBox
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from mcpmanager.core.activity import Activity, CallRecord
-from mcpmanager.core.states import State
+from mcpmanager.core.proxy.activity import Activity, CallRecord
+from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.gui.activity_model import (
     CALLED,
     DETAIL,
@@ -89,7 +89,7 @@ async def test_calls_appear_live_with_their_columns(
         page = ActivityPage(ctx)
         qtbot.addWidget(page)
         await ready(ctx)
-        async with Client(ctx.engine.proxy.server) as client:
+        async with Client(ctx.engine.router.server) as client:
             await client.call_tool("call_tool", {"tool_name": "ECHO", "arguments": {"text": "hi"}})
             await client.call_tool("searchCode", {"q": "def main"})
             await client.call_tool("echo", {"text": "x", "append": True})
@@ -148,7 +148,7 @@ async def test_calls_appear_live_with_their_columns(
         qtmodeltester.check(page.model)
         qtmodeltester.check(page.proxy)
         # A model made now starts from the engine's records, with the same rows.
-        later = ActivityModel(ctx.engine.proxy.activity)
+        later = ActivityModel(ctx.engine.router.activity)
         assert later.records() == model.records()
         qtmodeltester.check(later)
 
@@ -156,7 +156,7 @@ async def test_calls_appear_live_with_their_columns(
         assert page.select_call(model.records()[0].id) and page.alias_button.isEnabled()
         page.clear_button.click()
         assert model.rowCount() == 0 and not page.alias_button.isEnabled()
-        assert len(ctx.engine.proxy.activity.records()) == 6
+        assert len(ctx.engine.router.activity.records()) == 6
 
 
 async def test_a_pending_call_updates_its_own_row(tmp_path: Path, servers: dict[str, Any], qtbot: QtBot) -> None:
@@ -169,7 +169,7 @@ async def test_a_pending_call_updates_its_own_row(tmp_path: Path, servers: dict[
         model.rowsInserted.connect(lambda _parent, first, last: inserted.append(last - first + 1))
         model.dataChanged.connect(lambda top, _bottom, _roles: changed.append(top.row()))
         await ready(ctx)
-        async with Client(ctx.engine.proxy.server) as client, anyio.create_task_group() as tasks:
+        async with Client(ctx.engine.router.server) as client, anyio.create_task_group() as tasks:
             tasks.start_soon(client.call_tool, "call_tool", {"tool_name": "Sleep", "arguments": {"seconds": 1.5}})
             await until(lambda: model.rowCount() == 1 and model.index(0, RESOLVED).data() == "sleep [alpha]")
             assert model.index(0, RESULT).data() == "pending" and model.index(0, DURATION).data() == ""
@@ -186,7 +186,7 @@ async def test_make_alias_on_a_resolved_row(tmp_path: Path, servers: dict[str, A
         page = ActivityPage(ctx)
         qtbot.addWidget(page)
         await ready(ctx)
-        async with Client(ctx.engine.proxy.server) as client:
+        async with Client(ctx.engine.router.server) as client:
             await client.call_tool("ECHO", {"text": "one"})
             await until(lambda: finished(page.model, 1))
             assert page.model.records()[0].how == "normalized"
@@ -212,7 +212,7 @@ async def test_make_alias_on_an_unknown_name_through_the_chooser(
         page = ActivityPage(ctx)
         qtbot.addWidget(page)
         await ready(ctx)
-        async with Client(ctx.engine.proxy.server) as client:
+        async with Client(ctx.engine.router.server) as client:
             await client.call_tool("remove_file", {"path": "/a"})
             await client.call_tool("repeat_text", {"text": "x"})
             await until(lambda: finished(page.model, 2))
@@ -245,7 +245,7 @@ async def test_make_alias_on_an_unknown_name_through_the_chooser(
             chooser.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
             assert not chooser.isVisible()
             await until(lambda: aliases_in_file(ctx, "alpha:whoami") == ["repeat_text"])
-            await until(lambda: ctx.engine.proxy.resolver.resolve("repeat_text").how == "alias")
+            await until(lambda: ctx.engine.router.resolver.resolve("repeat_text").how == "alias")
             result = await client.call_tool("repeat_text", {})
             assert not result.is_error
         await until(lambda: finished(page.model, 3))
@@ -294,7 +294,7 @@ async def test_the_view_follows_the_newest_row_until_scrolled_away(
         qtbot.addWidget(page)
         page.resize(700, 300)
         page.show()
-        activity, bar = ctx.engine.proxy.activity, page.view.verticalScrollBar()
+        activity, bar = ctx.engine.router.activity, page.view.verticalScrollBar()
 
         def add(count: int) -> None:
             for i in range(count):

@@ -19,9 +19,10 @@ from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from mcpmanager.core.catalogue import Catalogue, ToolEntry
-from mcpmanager.core.config import ToolSettings, load_config
-from mcpmanager.core.states import State
+from mcpmanager.core.catalogue.catalogue import Catalogue, ToolEntry
+from mcpmanager.core.config.load import load_config
+from mcpmanager.core.config.settings import ToolSettings
+from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.gui.catalogue_filter import CatalogueFilter
 from mcpmanager.gui.catalogue_model import (
     ALIASES,
@@ -89,7 +90,7 @@ async def client_of(ctx: GuiContext) -> AsyncIterator[tuple[Client, list[object]
         if isinstance(message, types.ToolListChangedNotification):
             changed.append(message)
 
-    async with Client(ctx.engine.proxy.server, mode="legacy", message_handler=notes, cache=None) as client:
+    async with Client(ctx.engine.router.server, mode="legacy", message_handler=notes, cache=None) as client:
         yield client, changed
 
 
@@ -368,7 +369,7 @@ async def test_aliases_and_parameter_aliases_from_the_detail(tmp_path: Path, qtb
         qtbot.keyClick(detail.aliases, Qt.Key.Key_Return)
         await until(lambda: tool_settings(ctx, "alpha:echo").get("aliases") == ["my_alias", "say"])
         await until(lambda: cell(page, "alpha:echo", ALIASES).data() == "my_alias, say")
-        resolved = ctx.engine.proxy.resolver.resolve("my_alias").tool
+        resolved = ctx.engine.router.resolver.resolve("my_alias").tool
         assert resolved is not None and resolved.key == "alpha:echo"
         assert not detail.aliases_apply.isEnabled()  # saved: nothing left to apply
 

@@ -10,8 +10,9 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLineEdit
 from pytestqt.qtbot import QtBot
 
-from mcpmanager.core.auth import ensure_token, token_path
-from mcpmanager.core.client_install import STASH_KEY, list_backups
+from mcpmanager.core.clients.backups import list_backups
+from mcpmanager.core.clients.install import STASH_KEY
+from mcpmanager.core.serve.bearer_token import ensure_token, token_path
 from mcpmanager.gui.clients_page import ClientRow, ClientsPage
 from tests.client_samples import files_under, parse, user_home
 from tests.gui.conftest import fixture, gui_context, until
@@ -46,7 +47,7 @@ async def test_endpoint_token_and_the_clients_found(tmp_path: Path, qtbot: QtBot
         # The engine starts serving over HTTP and makes its token.
         ctx.engine.endpoint = "http://127.0.0.1:43210/mcp"
         token = ensure_token(ctx.engine.paths.runtime_dir)
-        ctx.bridge.serversChanged.emit()
+        ctx.signals.serversChanged.emit()
         await until(lambda: page.endpoint.text() == "http://127.0.0.1:43210/mcp")
         assert page.discovery_url.text() == "http://127.0.0.1:43210/mcp/discovery"
         assert page.direct_url.text() == "http://127.0.0.1:43210/mcp/direct"

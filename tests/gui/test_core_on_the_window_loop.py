@@ -9,16 +9,16 @@ from pathlib import Path
 
 from mcp import Client
 
-from mcpmanager.core.states import State
+from mcpmanager.core.serve.http import serve_http
+from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.tasks import spawn
-from mcpmanager.core.transports import serve_http
 from tests.gui.conftest import fixture, gui_context, until
 
 
 async def test_a_remote_server_through_an_endpoint_on_the_qt_loop(tmp_path: Path) -> None:
     async with gui_context(tmp_path / "a", {"local": fixture("--name", "local")}) as served:
         urls: list[str] = []
-        serving = spawn(serve_http(served.engine.proxy, 0, urls.append, token="t0ken"), name="test http")
+        serving = spawn(serve_http(served.engine.router, 0, urls.append, token="t0ken"), name="test http")
         try:
             await until(lambda: bool(urls))
             remote = {"remote": {"type": "http", "url": urls[0], "headers": {"Authorization": "Bearer t0ken"}}}
@@ -27,7 +27,7 @@ async def test_a_remote_server_through_an_endpoint_on_the_qt_loop(tmp_path: Path
                 await until(lambda: downstream.status.state is State.READY, timeout=30)
                 await asyncio.sleep(1.0)  # it must stay up, not crash right after the handshake
                 assert downstream.status.state is State.READY and downstream.status.restarts == 0
-                async with Client(ctx.engine.proxy.server, mode="legacy", cache=None) as client:
+                async with Client(ctx.engine.router.server, mode="legacy", cache=None) as client:
                     tools = {t.name for t in (await client.list_tools()).tools}
                     assert "discover_tools" in tools  # what server A shows its clients (discovery mode)
                     result = await client.call_tool("call_tool", {"tool_name": "echo", "arguments": {"text": "hi"}})

@@ -11,13 +11,13 @@ from typing import Any
 
 from pytestqt.qtbot import QtBot
 
-from mcpmanager.core.control import Control
-from mcpmanager.core.engine import Engine
-from mcpmanager.core.paths import Paths
-from mcpmanager.core.states import State
+from mcpmanager.core.engine.control import Control
+from mcpmanager.core.engine.engine import Engine
+from mcpmanager.core.supervisor.lifecycle import State
+from mcpmanager.core.system.paths import Paths
 from mcpmanager.demo import demo_config
-from mcpmanager.gui.bridge import EngineBridge
 from mcpmanager.gui.context import GuiContext
+from mcpmanager.gui.engine_signals import EngineSignals
 from mcpmanager.gui.errors import ErrorFunnel
 from mcpmanager.gui.first_run import FirstRunBanner
 from tests.gui.conftest import fixture, until
@@ -29,12 +29,18 @@ async def first_run(folder: Path) -> AsyncIterator[GuiContext]:
     paths = Paths.resolve(env={"MCPMANAGER_HOME": str(folder / "home")})
     assert not paths.config_file.exists()
     engine = Engine(demo_config(paths), paths)
-    ctx = GuiContext(engine, EngineBridge(engine, interval_ms=20), Control(engine), ErrorFunnel(), demo=True)
+    ctx = GuiContext(
+        engine,
+        EngineSignals(engine, interval_ms=20),
+        Control(engine.paths.config_file, engine),
+        ErrorFunnel(),
+        demo=True,
+    )
     await engine.start()
     try:
         yield ctx
     finally:
-        ctx.bridge.close()
+        ctx.signals.close()
         await engine.stop()
 
 
@@ -65,7 +71,7 @@ async def test_importing_a_clients_servers_replaces_the_demo(tmp_path: Path, qtb
         assert written["mcpServers"]["notes"]["args"][-1] == "mine"
         await until(lambda: set(ctx.engine.downstreams) == {"weather", "notes"})
         await until(lambda: all(d.status.state is State.READY for d in ctx.engine.downstreams.values()), timeout=30)
-        assert not ctx.demo and ctx.engine.config_label == str(ctx.control.path)
+        assert not ctx.demo and ctx.engine.describe()["config"] == str(ctx.control.path)
         assert not ctx.errors.problems
 
 

@@ -13,8 +13,8 @@ from PySide6.QtCore import QObject, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextCursor
 from pytestqt.qtbot import QtBot
 
-from mcpmanager.core.states import State
-from mcpmanager.core.stderr_log import StderrLog
+from mcpmanager.core.supervisor.lifecycle import State
+from mcpmanager.core.supervisor.stderr_log import StderrLog
 from mcpmanager.gui.log_view import PENDING_LINES, VIEW_LINES, LogView
 from tests.gui.conftest import fixture, gui_context, until
 

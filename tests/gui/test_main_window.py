@@ -10,9 +10,9 @@ from pathlib import Path
 from pytestqt.qtbot import QtBot
 
 from mcpmanager import __version__
-from mcpmanager.core.states import State
+from mcpmanager.core.serve.http import serve_http
+from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.tasks import spawn
-from mcpmanager.core.transports import serve_http
 from mcpmanager.gui.main_window import MainWindow
 from tests.e2e.support import http_client
 from tests.gui.conftest import fixture, gui_context, until
@@ -25,7 +25,7 @@ async def test_the_status_bar_tells_endpoint_clients_context_and_servers(tmp_pat
         qtbot.addWidget(window)
         window.show()
         await until(lambda: window.status.servers.text() == "Servers ready 1/1")  # disabled ones do not count
-        resting, direct = ctx.engine.proxy.context_tokens()
+        resting, direct = ctx.engine.router.context_tokens()
         assert 0 < resting < direct
         expected = f"Resting context {resting:,} tokens (direct exposure would be {direct:,})"
         await until(lambda: window.status.context.text() == expected)  # refreshed once the catalogue settles
@@ -34,9 +34,9 @@ async def test_the_status_bar_tells_endpoint_clients_context_and_servers(tmp_pat
         def listening(url: str) -> None:
             ctx.engine.endpoint = url
             urls.append(url)
-            ctx.bridge.serversChanged.emit()
+            ctx.signals.serversChanged.emit()
 
-        serving = spawn(serve_http(ctx.engine.proxy, 0, listening, token="t0ken"), name="test http")
+        serving = spawn(serve_http(ctx.engine.router, 0, listening, token="t0ken"), name="test http")
         try:
             await until(lambda: bool(urls))
             await until(lambda: window.status.endpoint.text() == f"Endpoint: {urls[0]}")

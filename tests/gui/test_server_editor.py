@@ -14,11 +14,12 @@ from PySide6.QtWidgets import QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 from shiboken6 import isValid
 
-from mcpmanager.core.config import ServerConfig, StdioServerConfig
-from mcpmanager.core.control import ControlError
-from mcpmanager.core.states import State
+from mcpmanager.core.config.servers import ServerConfig, StdioServerConfig
+from mcpmanager.core.engine.control import ControlError
+from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.gui.context import GuiContext
-from mcpmanager.gui.server_editor import MASK, ServerEditor, copy_name
+from mcpmanager.gui.secret_table import MASK
+from mcpmanager.gui.server_editor import ServerEditor, copy_name
 from tests.e2e.support import FIXTURE_SERVER
 from tests.gui.conftest import fixture, gui_context, until
 

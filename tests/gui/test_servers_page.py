@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QMessageBox
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from mcpmanager.core.states import State
+from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.gui import style
 from mcpmanager.gui.servers_model import NAME, STATE, TOOLS
 from mcpmanager.gui.servers_page import ServersPage
@@ -49,7 +49,7 @@ async def test_lights_and_reasons_follow_the_servers(tmp_path: Path, qtbot: QtBo
             if "crashy" in servers:
                 seen.append(light_of(page, "crashy"))
 
-        ctx.bridge.statusChanged.connect(sample)
+        ctx.signals.statusChanged.connect(sample)
         await until(lambda: light_of(page, "steady") is State.READY and light_of(page, "crashy") is State.READY)
         assert text_of(page, "steady", TOOLS) == str(len(ctx.engine.downstreams["steady"].tools or []))
         assert light_of(page, "off") is State.DISABLED and text_of(page, "off", STATE) == "disabled"
@@ -68,7 +68,7 @@ async def test_lights_and_reasons_follow_the_servers(tmp_path: Path, qtbot: QtBo
 
         # A crash while serving: red, then amber as it restarts, then green again.
         seen.clear()
-        async with Client(ctx.engine.proxy.server, mode="legacy", cache=None) as client:
+        async with Client(ctx.engine.router.server, mode="legacy", cache=None) as client:
             await client.call_tool("crashy__echo", {"text": "bye"})
         await until(lambda: State.BACKOFF in seen and seen[-1] is State.READY, timeout=30)
         after = seen[seen.index(State.BACKOFF) :]

@@ -14,7 +14,7 @@ from PySide6.QtGui import QGuiApplication
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from mcpmanager.core.states import State
+from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.gui.context import GuiContext
 from mcpmanager.gui.try_it_page import NAME, SCORE, TryItPage
 from tests.e2e.test_resolution import TOOLS
@@ -56,7 +56,7 @@ async def test_search_shows_what_discover_tools_returns(
         qtbot.keyClicks(page.query, "issue")
         assert page.hits.rowCount() == 0  # typed, not searched yet: it waits for a pause
         await until(lambda: page.hits.rowCount() > 0)
-        async with Client(ctx.engine.proxy.server) as client:
+        async with Client(ctx.engine.router.server) as client:
             result = await client.call_tool("discover_tools", {"query": "issue", "limit": 5})
             hits = (result.structured_content or {})["tools"]
             assert page.hits.names() == [hit["name"] for hit in hits]
@@ -124,7 +124,7 @@ async def test_resolution_shows_what_serving_would_do_and_sends_nothing(
         # The closest tool destroys: withheld, with the other suggestions.
         await shows("remove_issue")
         assert page.candidates.text() == "delete_issue [gh] (withheld: destructive)"
-        suggested = ctx.engine.proxy.resolver.resolve("remove_issue").suggestions
+        suggested = ctx.engine.router.resolver.resolve("remove_issue").suggestions
         assert suggested[0] == "delete_issue" and page.suggestions.text() == ", ".join(suggested)
         assert "The closest is delete_issue, but it can destroy data" in page.outcome.toPlainText()
 
@@ -144,7 +144,7 @@ async def test_resolution_shows_what_serving_would_do_and_sends_nothing(
 
         # Nothing reached a server. One real call proves the servers' call logs are being written.
         assert calls_received(ctx, "gh") == [] and calls_received(ctx, "other") == []
-        async with Client(ctx.engine.proxy.server) as client:
+        async with Client(ctx.engine.router.server) as client:
             marker = await client.call_tool("call_tool", {"tool_name": "gh__echo", "arguments": {"text": "marker"}})
             assert not marker.is_error
         await until(lambda: calls_received(ctx, "gh") == ['call echo {"text": "marker"}'])

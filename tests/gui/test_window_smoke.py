@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
-from mcpmanager.core.states import State
+from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.gui.main_window import MainWindow
 from tests.gui.conftest import fixture, gui_context, until
 

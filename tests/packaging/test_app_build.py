@@ -20,7 +20,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from mcpmanager import __version__
-from mcpmanager.core.runtime import read_advertisements
+from mcpmanager.core.engine.advertisement import read_advertisements
 from tests.e2e.support import pid_alive, stop_engines, text_of, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]

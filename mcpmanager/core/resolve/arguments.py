@@ -1,6 +1,6 @@
 """Arguments a model passed → the arguments to forward, or a refusal that says what to send instead.
 
-Safety first (ARCHITECTURE §7): an argument is renamed onto a declared parameter only when that
+Safety first (docs/architecture.md, Resolution): an argument is renamed onto a declared parameter only when that
 parameter was not passed and the mapping is unambiguous (`param_names`); an argument that cannot be
 mapped refuses the whole call — a dropped `append: true` overwrites a file, a dropped filter deletes
 everything. Values are never invented, filled in or converted. The repaired arguments are validated
@@ -24,11 +24,11 @@ import jsonschema
 import jsonschema.exceptions
 import jsonschema.protocols
 
+from mcpmanager.core.catalogue.call_templates import call_template
 from mcpmanager.core.resolve.actions import is_destructive
 from mcpmanager.core.resolve.names import close_names
 from mcpmanager.core.resolve.param_names import map_name
 from mcpmanager.core.resolve.words import words
-from mcpmanager.core.templates import call_template
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Tool-name resolution: from what a model called to one catalogue tool, or to "did you mean".
 
-The ladder, first match wins (ARCHITECTURE §7):
+The ladder, first match wins (docs/architecture.md, Resolution):
 
 1. `exact` — an exposed name;
 2. `alias` — a name the config gives a tool (`tools."server:tool".aliases`);
@@ -28,7 +28,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from mcpmanager.core.catalogue import CatalogueTool
+from mcpmanager.core.catalogue.catalogue import CatalogueTool
 from mcpmanager.core.resolve.actions import Action, action_of, is_destructive, is_verb, same_operation
 from mcpmanager.core.resolve.similarity import (
     GENERIC_TAILS,

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mcpmanager.core.catalogue import Catalogue, CatalogueTool
+from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
 from mcpmanager.core.resolve.arguments import ArgumentChecker, CheckedArguments, refusal_text
 from mcpmanager.core.resolve.messages import miss_text
 from mcpmanager.core.resolve.names import NameResolver, Resolution, Search

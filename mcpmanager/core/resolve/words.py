@@ -10,15 +10,11 @@ typo is for the fuzzy rules to judge.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from functools import lru_cache
 
 from mcpmanager.core.resolve.actions import is_verb
+from mcpmanager.core.search.identifiers import split_identifier
 
-_ACRONYM_PLURAL = re.compile(r"([A-Z]{2,})s(?![a-z])")  # `PRs`, `URLs`: one word, not `P` + `Rs`
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_WORD = re.compile(r"[^\W_]+")
 # Words that give a name a direction: swapping what stands around them changes the meaning.
 DIRECTION_WORDS = frozenset({"to", "from", "into", "2", "as", "vs", "versus", "onto", "than"})
 # Words that start a qualifying phrase: what follows says which, not what (`…_by_date`).
@@ -29,12 +25,8 @@ NOISE_WORDS = frozenset({"mcp", "server", "tool", "tools", "functions", "functio
 
 @lru_cache(maxsize=8192)
 def words(name: str) -> tuple[str, ...]:
-    """The lowercase words of an identifier: split on separators and camelCase; accents dropped."""
-    if not name.isascii():
-        decomposed = unicodedata.normalize("NFKD", name)
-        name = "".join(c for c in decomposed if not unicodedata.combining(c))
-    name = _ACRONYM_PLURAL.sub(lambda m: m.group(1).capitalize() + "s", name)
-    return tuple(w.lower() for w in _WORD.findall(_CAMEL.sub(" ", name)))
+    """The lowercase words of an identifier (`search.identifiers`), cached: names repeat."""
+    return split_identifier(name)
 
 
 def fold(name: str) -> str:

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import itertools
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from mcpmanager.core.search.identifiers import CAMEL, WORD, singular_acronyms, without_accents
 from mcpmanager.core.search.stemmer import stem
 from mcpmanager.core.search.stopwords import STOP_WORDS
 
@@ -39,10 +39,6 @@ _MARKUP = re.compile(
     re.DOTALL | re.IGNORECASE,
 )
 _LONG_CHUNK = re.compile(rf"\S{{{_MAX_CHUNK + 1},}}")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_WORD = re.compile(r"[^\W_]+")
-# `PRs`, `URLs`, `getIDs`: the plural of an acronym is not a camelCase boundary.
-_ACRONYM_PLURAL = re.compile(r"([A-Z]{2,})s(?![a-z])")
 # Scripts written without spaces: index overlapping character pairs (the usual CJK approach).
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 _CJK_OR_OTHER = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+|[^\W_]+")
@@ -71,17 +67,17 @@ def split_words(text: str) -> list[list[str]]:
     `my`, `sql`), CJK text one group per character pair. Accents are dropped."""
     groups: list[list[str]] = []
     plain = text.isascii()
-    for token in (_WORD if plain else _CJK_OR_OTHER).findall(text):
+    for token in (WORD if plain else _CJK_OR_OTHER).findall(text):
         if not plain and not token.isascii():
             if _CJK.fullmatch(token):
                 groups.extend([[token[i : i + 2]] for i in range(max(1, len(token) - 1))])
                 continue
-            token = "".join(c for c in unicodedata.normalize("NFKD", token) if not unicodedata.combining(c))
+            token = without_accents(token)
         tail = token[1:]
         if tail.islower() or not any(c.isupper() for c in tail):
-            groups.extend([w.lower()] for w in _WORD.findall(token))  # the usual word: no camelCase inside
+            groups.extend([w.lower()] for w in WORD.findall(token))  # the usual word: no camelCase inside
         else:
-            groups.append([w.lower() for w in _WORD.findall(_CAMEL.sub(" ", token))])
+            groups.append([w.lower() for w in WORD.findall(CAMEL.sub(" ", token))])
     return [g for g in groups if g]
 
 
@@ -103,11 +99,11 @@ def analyze(text: str) -> Analyzed:
     `hub`, `github`): brand names are written that way, and the whole is what tells them apart.
     Results are cached: catalogues repeat texts (the same parameter on every tool of a server).
     """
-    text = _ACRONYM_PLURAL.sub(r"\1", clean(text))
+    text = singular_acronyms(clean(text))
     if text.isascii():  # the common case, with whole-text regexes instead of a loop over tokens
-        split = _CAMEL.sub(" ", text)
-        surface = [w for w in _WORD.findall(split.lower()) if _is_content(w)]
-        camel = [] if split == text else [t.lower() for t in _WORD.findall(text) if _CAMEL.search(t)]
+        split = CAMEL.sub(" ", text)
+        surface = [w for w in WORD.findall(split.lower()) if _is_content(w)]
+        camel = [] if split == text else [t.lower() for t in WORD.findall(text) if CAMEL.search(t)]
         whole_surface = [w for w in camel if _is_content(w)]
     else:
         surface, whole_surface = [], []

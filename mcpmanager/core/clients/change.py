@@ -1,0 +1,105 @@
+"""What install or undo would do to a client's file: the preview a user reads before anything is written."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from mcpmanager.core.clients.client_file import decode
+from mcpmanager.core.clients.json_edit import JsonText
+from mcpmanager.core.config.modes import Mode
+
+Layout = Literal["mcpServers", "vscode", "claude-code"]
+
+
+InstalledMode = Literal["discovery", "direct", "default"]  # default: no --mode, the engine's
+
+
+@dataclass(frozen=True)
+class Target:
+    """A client config file install writes (it may not exist yet)."""
+
+    client: str
+    label: str
+    path: Path
+    layout: Layout
+
+
+@dataclass(frozen=True)
+class Change:
+    """What install or undo would do to one file: the preview, and what `apply_change` writes."""
+
+    target: Target
+    action: Literal["install", "undo"]
+    before: bytes | None  # the file now; None: absent
+    after: bytes | None  # what it becomes; None: removed (undo of a file install created)
+    mode: Mode | None = None  # install: the mode written (None: no --mode, the engine's)
+    moved: tuple[str, ...] = ()  # servers turned off (install) or put back (undo)
+    served: tuple[str, ...] = ()  # install: served by mcpmanager and still on in the client
+    restore: Path | None = None  # undo: the backup whose bytes come back
+    exact: bool = True  # undo: False when the file was edited since and only mcpmanager's part went
+    notes: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+    def diff(self) -> str:
+        """A unified diff of the file, secrets (env and header values) masked."""
+        old, new = (decode(data, self.target.path) if data else "" for data in (self.before, self.after))
+        where = str(self.target.path)
+        lines = difflib.unified_diff(old.splitlines(), new.splitlines(), where, f"{where} ({self.action})", lineterm="")
+        secrets = sorted(_secrets(old) | _secrets(new), key=len, reverse=True)
+        return "\n".join(_mask(line, secrets) for line in lines)
+
+
+@dataclass(frozen=True)
+class TargetState:
+    """What the Clients page shows for a file."""
+
+    target: Target
+    mode: InstalledMode | None  # None: mcpmanager is not installed there
+    served: tuple[str, ...] = ()
+    disabled: tuple[str, ...] = ()  # servers mcpmanager turned off there
+    backups: tuple[Path, ...] = ()
+    problem: str | None = None
+
+
+def _secrets(text: str) -> set[str]:
+    """Values of `env` and `headers` anywhere in the document, and `--…key/token…=` arguments."""
+    found: set[str] = set()
+    try:
+        doc = JsonText(text, "  ").value() if text.strip() else {}
+    except json.JSONDecodeError:
+        return found
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key in ("env", "headers") and isinstance(item, dict):
+                    found.update(v for v in item.values() if isinstance(v, str) and len(v) >= 6)
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                match = (
+                    re.match(r"--?[\w-]*(?:key|token|secret|password)[\w-]*=(.{6,})", item)
+                    if isinstance(item, str)
+                    else None
+                )
+                if match:
+                    found.add(match.group(1))
+                walk(item)
+
+    walk(doc)
+    return found
+
+
+def _mask(line: str, secrets: Sequence[str]) -> str:
+    for secret in secrets:
+        line = line.replace(secret, "***").replace(json.dumps(secret)[1:-1], "***")
+    return line

@@ -1,0 +1,198 @@
+"""`mcpmanager import --from CLIENT`: the servers a client has, added to mcpmanager's own config.
+
+What users of such a tool expect, and what this does:
+
+- Every config file of the client that exists is read (`reading`: Claude Desktop's one or two
+  files, Cursor's, VS Code's `mcp.json` and the `mcp` section of `settings.json`, Claude Code's user
+  and per-project scopes), with the reader's rules and its problems (unreadable entries, VS Code
+  `${input:…}` the client would ask for, variables mcpmanager does not expand). The problems are
+  reported; what could be read is still imported.
+- The servers go into mcpmanager's config file through `Control` (as every change does): nothing already
+  there is lost (unknown keys included), the save is atomic and keeps one backup. A config file that
+  does not load is refused with its own error and left as it is.
+- A server identical to one mcpmanager has (same transport, command, arguments, environment, folder,
+  or URL and headers; the name, `disabled` and `startTimeout` aside) is skipped: running it twice
+  would only load its tools twice. A name taken by a different server gets `-2`, `-3`… (`free_name`).
+- mcpmanager's own bridge entry in a client (`mcpmanager connect`, or an older `mcpmanager serve`)
+  is never imported: it would make mcpmanager serve itself.
+- `plan_import` changes nothing (the preview, `--dry-run`); `Control.import_servers` applies it: it
+  reads the config file again and merges into what is on disk now, so an edit made meanwhile (the
+  window, another editor) stays.
+
+Also here: which of a client's servers mcpmanager already serves (`served_by`), which `install
+--disable-served` uses to turn them off in the client.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from mcpmanager.core.clients.errors import ClientNotFound
+from mcpmanager.core.clients.locations import CLIENTS, client_locations
+from mcpmanager.core.clients.reading import ClientConfig, read_client_config
+from mcpmanager.core.config.load import load_config
+from mcpmanager.core.config.model import Config
+from mcpmanager.core.config.names import free_name
+from mcpmanager.core.config.servers import ServerConfig, StdioServerConfig
+
+BRIDGE_NAME = "mcpmanager"  # the name of mcpmanager's entry in a client's config
+
+
+@dataclass(frozen=True)
+class Added:
+    name: str  # the name it gets in mcpmanager
+    server: ServerConfig  # as read (its own name is the client's, made usable)
+    source: Path
+
+
+@dataclass(frozen=True)
+class Skipped:
+    server: ServerConfig
+    source: Path
+    reason: str  # "already in mcpmanager as 'x'", "mcpmanager's own entry"
+
+
+@dataclass(frozen=True)
+class ImportPlan:
+    client: str
+    label: str
+    sources: list[ClientConfig]
+    candidates: list[tuple[ServerConfig, Path]] = field(default_factory=list)  # every server read, in order
+    added: list[Added] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    config: Config = field(default_factory=Config)  # mcpmanager's config with the servers added
+
+    @property
+    def problems(self) -> list[str]:
+        return [problem for source in self.sources for problem in source.problems]
+
+
+def client_label(client: str) -> str:
+    return CLIENTS.get(client, client)
+
+
+def check_client(client: str) -> None:
+    if client not in CLIENTS:
+        known = ", ".join(CLIENTS)
+        raise ClientNotFound(f"unknown client {client!r} (expected one of: {known})")
+
+
+def read_client(
+    client: str, home: Path, platform: str = sys.platform, env: Mapping[str, str] = os.environ
+) -> list[ClientConfig]:
+    """Every config file of `client` that exists, read; ClientNotFound (naming where it looked) if none."""
+    check_client(client)
+    places = [where for where in client_locations(home, platform, env) if where.client == client]
+    found = [
+        read_client_config(where.client, where.path, where.layout, label=where.label, home=home)
+        for where in places
+        if where.path.is_file()
+    ]
+    if not found:
+        looked = ", ".join(str(where.path) for where in places)
+        raise ClientNotFound(f"no {client_label(client)} config found (looked at {looked})")
+    return found
+
+
+def plan_import(
+    client: str,
+    config_path: Path,
+    home: Path,
+    platform: str = sys.platform,
+    env: Mapping[str, str] = os.environ,
+) -> ImportPlan:
+    """What importing would add and skip; writes nothing. ConfigError if mcpmanager's config does not
+    load (checked first: nothing is worth reading then), ClientNotFound if the client has no config."""
+    config = load_config(config_path)
+    sources = read_client(client, home, platform, env)
+    candidates = [(server, source.path) for source in sources for server in source.servers]
+    merged, added, skipped = merge(config, candidates)
+    return ImportPlan(client, client_label(client), sources, candidates, added, skipped, merged)
+
+
+def merge(config: Config, servers: Iterable[tuple[ServerConfig, Path]]) -> tuple[Config, list[Added], list[Skipped]]:
+    """`config` with `servers` added: identical ones skipped, taken names suffixed `-2`, `-3`…"""
+    added: list[Added] = []
+    skipped: list[Skipped] = []
+    for server, source in servers:
+        if is_bridge(server):
+            skipped.append(Skipped(server, source, "mcpmanager's own entry (the bridge to it)"))
+            continue
+        twin = next((name for name, mine in config.servers.items() if same_definition(mine, server)), None)
+        if twin is not None:
+            skipped.append(Skipped(server, source, f"already in mcpmanager as {twin!r}"))
+            continue
+        name = free_name(server.name, config.servers)
+        config = config.with_server(replace(server, name=name))
+        added.append(Added(name, server, source))
+    return config, added, skipped
+
+
+# Comparing servers ---------------------------------------------------------------------------------
+
+
+def same_definition(a: ServerConfig, b: ServerConfig) -> bool:
+    """The same server whatever it is called: what starts or reaches it is equal. `disabled` and
+    `startTimeout` are about how mcpmanager runs it, not which server it is."""
+    return type(a) is type(b) and _essence(a) == _essence(b)
+
+
+def _essence(server: ServerConfig) -> ServerConfig:
+    return replace(server, name="", disabled=False, start_timeout=None)
+
+
+def served_by(server: ServerConfig, config: Config) -> str | None:
+    """The enabled mcpmanager server that serves what this client server is, or None.
+
+    The same definition under any name, or the same name starting the same thing (command and
+    arguments, or URL): a token filled in later in mcpmanager (a VS Code `${input:…}`, an envFile)
+    leaves the same server behind a different environment or headers."""
+    enabled = [mine for mine in config.servers.values() if not mine.disabled]
+    for mine in enabled:
+        if same_definition(mine, server):
+            return mine.name
+    for mine in enabled:
+        if mine.name == server.name and type(mine) is type(server) and _target(mine) == _target(server):
+            return mine.name
+    return None
+
+
+def _target(server: ServerConfig) -> tuple[str, ...]:
+    if isinstance(server, StdioServerConfig):
+        return (server.command, *server.args)
+    return (server.transport, server.url)
+
+
+def is_bridge(server: ServerConfig) -> bool:
+    """mcpmanager's own entry: the name it installs under, or a command line that runs mcpmanager."""
+    if not isinstance(server, StdioServerConfig):
+        return False
+    if server.name == BRIDGE_NAME:
+        return True
+    program = re.split(r"[\\/]", server.command)[-1]  # a Windows path read anywhere
+    words = [program.lower(), *(arg.lower() for arg in server.args)]
+    runs_us = any(word.removesuffix(".exe") == "mcpmanager" for word in words)
+    return runs_us and any(word in ("connect", "serve") for word in words)
+
+
+def read_entries(entries: Mapping[str, Any], home: Path) -> dict[str, ServerConfig]:
+    """Client entries read exactly as import reads them (`reading`'s rules: scalar env values,
+    envFile…), by their key; an entry that does not read is left out. Through scratch files, one per
+    entry (the reader reads files, and renames what it cannot use)."""
+    found: dict[str, ServerConfig] = {}
+    with tempfile.TemporaryDirectory(prefix="mcpmanager-entries-") as folder:
+        for number, (name, entry) in enumerate(entries.items()):
+            path = Path(folder) / f"{number}.json"
+            path.write_text(json.dumps({"mcpServers": {name: entry}}), encoding="utf-8")
+            servers = read_client_config("entry", path, "mcpServers", home=home).servers
+            if servers:
+                found[name] = servers[0]
+    return found

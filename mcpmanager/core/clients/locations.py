@@ -1,0 +1,83 @@
+"""Where each client keeps its MCP servers, on Linux, macOS and Windows (the files may not exist).
+
+- Claude Desktop: `claude_desktop_config.json` in `$XDG_CONFIG_HOME/Claude/` (default `~/.config`) on
+  Linux, `~/Library/Application Support/Claude/` on macOS, `%APPDATA%\\Claude\\` on Windows, and for
+  the Store (MSIX) build on Windows `%LOCALAPPDATA%\\Packages\\Claude_*\\LocalCache\\Roaming\\Claude\\`
+  (the app reads that virtualised copy, not the other).
+- Cursor: `~/.cursor/mcp.json` everywhere.
+- VS Code and VS Code Insiders: `mcp.json` and the `"mcp"` section of `settings.json` in the `User`
+  folder: `$XDG_CONFIG_HOME/Code/User/`, `~/Library/Application Support/Code/User/`,
+  `%APPDATA%\\Code\\User\\` (Insiders: `Code - Insiders`).
+- Claude Code: `~/.claude.json` everywhere (`$CLAUDE_CONFIG_DIR/.claude.json` when that is set).
+
+`home` is the user's home folder; the environment is passed in, so every platform is tested anywhere.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+# How a file keeps its servers: `mcpServers` (Claude Desktop, Cursor), VS Code's mcp.json and settings.json,
+# Claude Code's user and project scopes.
+Layout = Literal["mcpServers", "vscode", "vscode-settings", "claude-code"]
+
+
+CLIENTS = {
+    "claude-desktop": "Claude Desktop",
+    "cursor": "Cursor",
+    "vscode": "VS Code",
+    "vscode-insiders": "VS Code Insiders",
+    "claude-code": "Claude Code",
+}
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a client keeps its servers (the file may not exist)."""
+
+    client: str
+    label: str
+    path: Path
+    layout: Layout
+
+
+def client_locations(home: Path, platform: str = sys.platform, env: Mapping[str, str] = os.environ) -> list[Location]:
+    """Every place a client's config may be on `platform`, existing or not."""
+    found: list[Location] = []
+    if platform == "win32":
+        appdata = _env_path(env, "APPDATA") or home / "AppData" / "Roaming"
+        local = _env_path(env, "LOCALAPPDATA") or home / "AppData" / "Local"
+        claude, code_base = [appdata / "Claude"], appdata
+        # The Store (MSIX) build reads a virtualised copy; the package suffix is the publisher's hash.
+        packages = local / "Packages"
+        if packages.is_dir():
+            claude += sorted(p / "LocalCache" / "Roaming" / "Claude" for p in packages.glob("Claude_*"))
+    elif platform == "darwin":
+        support = home / "Library" / "Application Support"
+        claude, code_base = [support / "Claude"], support
+    else:
+        config_home = _env_path(env, "XDG_CONFIG_HOME") or home / ".config"
+        claude, code_base = [config_home / "Claude"], config_home
+    for i, folder in enumerate(claude):
+        label = CLIENTS["claude-desktop"] + (" (Microsoft Store)" if i else "")
+        found.append(Location("claude-desktop", label, folder / "claude_desktop_config.json", "mcpServers"))
+    found.append(Location("cursor", CLIENTS["cursor"], home / ".cursor" / "mcp.json", "mcpServers"))
+    for client, app in (("vscode", "Code"), ("vscode-insiders", "Code - Insiders")):
+        user = code_base / app / "User"
+        found.append(Location(client, CLIENTS[client], user / "mcp.json", "vscode"))
+        found.append(Location(client, f"{CLIENTS[client]} (settings.json)", user / "settings.json", "vscode-settings"))
+    claude_code = _env_path(env, "CLAUDE_CONFIG_DIR") or home
+    found.append(Location("claude-code", CLIENTS["claude-code"], claude_code / ".claude.json", "claude-code"))
+    return found
+
+
+def _env_path(env: Mapping[str, str], key: str) -> Path | None:
+    """An absolute folder from the environment (Windows names are case-insensitive)."""
+    value = env.get(key) or next((v for k, v in env.items() if k.upper() == key), "")
+    return Path(value) if value and (Path(value).is_absolute() or re.match(r"[A-Za-z]:[\\/]", value)) else None

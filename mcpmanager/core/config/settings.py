@@ -1,0 +1,52 @@
+"""mcpmanager's own sections of the config file: `tools`, `proxy` and `supervisor`.
+
+Each option is declared once, here, with its default and its check (see `options`); the JSON keys
+are the field names in camelCase.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mcpmanager.core.config.modes import DEFAULT_MODE, Mode
+from mcpmanager.core.config.options import count, flag, integer, mode, option, positive, string_map, strings
+
+
+@dataclass(frozen=True)
+class ToolSettings:
+    """Settings of one tool, keyed `server:original_name` in `Config.tools`."""
+
+    always_on: bool = option(False, flag)
+    aliases: list[str] = option(check=strings, factory=list)
+    disabled: bool = option(False, flag)
+    params: dict[str, str] = option(check=string_map, factory=dict)  # argument a model may pass → declared name
+
+
+@dataclass(frozen=True)
+class ProxySettings:
+    mode: Mode = option(DEFAULT_MODE, mode)
+    port: int = option(0, integer(0, 65535))  # 0: any free port
+    max_name_length: int = option(64, integer(16, 128))
+
+
+@dataclass(frozen=True)
+class SupervisorSettings:
+    """Seconds unless named otherwise."""
+
+    start_timeout: float = option(30.0, positive)
+    call_timeout: float = option(300.0, positive)
+    starting_wait: float = option(30.0, positive)
+    backoff_initial: float = option(1.0, positive)
+    backoff_max: float = option(60.0, positive)
+    crash_limit: int = option(5, count)
+    crash_window: float = option(60.0, positive)
+    healthy_after: float = option(300.0, positive)
+    stop_grace: float = option(2.0, positive)
+    log_max_bytes: int = option(1048576, count)
+    ring_lines: int = option(2000, count)
+
+
+def is_tool_key(key: str) -> bool:
+    """A `tools` key names a server and one of its tools: `server:tool`."""
+    server, _, tool = key.partition(":")
+    return bool(server and tool)

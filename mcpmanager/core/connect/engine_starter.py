@@ -1,0 +1,83 @@
+"""Finding the user's running engine, or starting one in the background (for `mcpmanager connect`).
+
+A client launches `connect` when it starts; if no engine runs yet, `connect` starts the manager —
+the window into the tray when there is a display to show it on, the headless engine otherwise —
+detached, so it outlives this client and serves the next ones. Clients launched together (an editor
+opening with three windows) share one start: they wait on one lock, and only the first starts it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from mcpmanager.core.engine.single_instance import engine_running, running_engine, start_lock, wait_for_advertisement
+from mcpmanager.core.system.display import has_display
+from mcpmanager.core.system.own_command import mcpmanager_command
+from mcpmanager.core.system.paths import Paths
+
+STARTED_LOG = "engine-started-by-connect.log"
+
+
+class NoEngine(RuntimeError):
+    """No engine runs and none could be started in time; str() says why and where to look."""
+
+
+def background_command(paths: Paths) -> list[str]:
+    """The window into the tray when it can be shown, the headless engine otherwise (on the demo
+    servers while there is no config yet, as the window does)."""
+    base = mcpmanager_command()
+    if has_display() and importlib.util.find_spec("PySide6") is not None:
+        return [*base, "--tray"]
+    return [*base, "serve", "--http", "--background", *([] if paths.config_file.exists() else ["--demo"])]
+
+
+def start_in_background(paths: Paths, command: list[str] | None = None) -> subprocess.Popen[bytes]:
+    """Start the manager detached: its own session, no terminal, output to a log file."""
+    paths.ensure()
+    log = (paths.log_dir / STARTED_LOG).open("ab")
+    options: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stdout": log, "stderr": log, "close_fds": True}
+    if sys.platform == "win32":
+        options["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
+    else:
+        options["start_new_session"] = True
+    try:
+        return subprocess.Popen(command or background_command(paths), **options)
+    finally:
+        log.close()
+
+
+def find_or_start(paths: Paths, budget: float, start: bool = True) -> dict[str, Any]:
+    """The running engine's advertisement; starting one (if `start`) and waiting up to `budget`
+    seconds for it to serve."""
+    info = running_engine(paths.runtime_dir)
+    if info is not None:
+        return info
+    if not start:
+        raise NoEngine("no mcpmanager engine is running")
+    with start_lock(paths.runtime_dir):
+        info = running_engine(paths.runtime_dir)
+        if info is None and not engine_running(paths.runtime_dir):
+            start_in_background(paths)
+        info = info or wait_for_advertisement(paths.runtime_dir, budget)
+    if info is None:
+        log = paths.log_dir / STARTED_LOG
+        raise NoEngine(f"no mcpmanager engine came up within {budget:g} s (its output is in {log})")
+    return info
+
+
+def endpoint_of(info: dict[str, Any], mode: str | None) -> tuple[str, str]:
+    """(URL for `mode`, or the engine's default, and its bearer token)."""
+    urls = info.get("urls") or {}
+    url = urls.get(mode) if mode else info.get("endpoint")
+    token_file = info.get("token_file")
+    if not isinstance(url, str) or not isinstance(token_file, str):
+        raise NoEngine(f"the running engine (pid {info.get('pid')}) does not say where it serves")
+    try:
+        token = Path(token_file).read_text(encoding="ascii").strip()
+    except OSError as exc:
+        raise NoEngine(f"cannot read the engine's token file {token_file}: {exc.strerror or exc}") from exc
+    return url, token

@@ -1,0 +1,59 @@
+"""This process's stdin and stdout as lines of bytes on the event loop, for the `connect` relay.
+
+Clients talk to `connect` over pipes; those are attached to the loop directly (no thread hop per
+line). A file or a terminal (someone trying it by hand) is read through a worker thread instead.
+Writes are serialised: a line is never interleaved with another.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import anyio
+
+from mcpmanager.core.system.pipes import pollable
+
+_LIMIT = 64 * 1024 * 1024  # one JSON-RPC line may carry a large tool result
+
+
+@contextlib.asynccontextmanager
+async def stdio_lines() -> AsyncIterator[tuple[AsyncIterator[bytes], Callable[[bytes], Awaitable[None]]]]:
+    lock = anyio.Lock()
+    if sys.platform != "win32" and pollable(0) and pollable(1):
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=_LIMIT)
+        in_file = os.fdopen(os.dup(0), "rb", buffering=0)
+        out_file = os.fdopen(os.dup(1), "wb", buffering=0)
+        read_transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), in_file)
+        write_transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, out_file)
+        writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
+
+        async def lines() -> AsyncIterator[bytes]:
+            while line := await reader.readline():
+                yield line
+
+        async def write(line: bytes) -> None:
+            async with lock:
+                writer.write(line)
+                await writer.drain()
+
+        try:
+            yield lines(), write
+        finally:
+            read_transport.close()
+            write_transport.close()
+        return
+
+    async def thread_lines() -> AsyncIterator[bytes]:
+        while line := await anyio.to_thread.run_sync(sys.stdin.buffer.readline):
+            yield line
+
+    async def thread_write(line: bytes) -> None:
+        async with lock:
+            await anyio.to_thread.run_sync(lambda: (sys.stdout.buffer.write(line), sys.stdout.buffer.flush()))
+
+    yield thread_lines(), thread_write

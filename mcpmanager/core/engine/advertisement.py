@@ -1,0 +1,62 @@
+"""Advertisement files of running engines, so `mcpmanager status` and `connect` find them.
+
+Each engine writes `<runtime>/engines/<pid>.json` with its endpoint and its servers' states, and
+removes it on a clean exit. A file whose pid is gone is stale and is removed when read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def engines_dir(runtime_dir: Path) -> Path:
+    return runtime_dir / "engines"
+
+
+def advertisement_path(runtime_dir: Path) -> Path:
+    """This process's advertisement file."""
+    return engines_dir(runtime_dir) / f"{os.getpid()}.json"
+
+
+def write_advertisement(runtime_dir: Path, info: dict[str, Any]) -> Path:
+    folder = engines_dir(runtime_dir)
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = advertisement_path(runtime_dir)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".ad-", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(info, handle, indent=1)
+    os.replace(tmp, path)
+    return path
+
+
+def read_advertisements(runtime_dir: Path) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    folder = engines_dir(runtime_dir)
+    if not folder.is_dir():
+        return found
+    for path in sorted(folder.glob("*.json")):
+        try:
+            pid = int(path.stem)
+            info = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, OSError):
+            continue
+        if not _alive(pid):
+            path.unlink(missing_ok=True)
+            continue
+        if isinstance(info, dict):
+            found.append(info)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

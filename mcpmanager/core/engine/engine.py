@@ -1,0 +1,239 @@
+"""The engine: config → supervised downstream servers → catalogue → router. What a front end holds.
+
+Front ends (the CLI's `serve`, the window) observe it through `events` (the servers' states and
+tools, the catalogue, config changes, calls) and change it only through `Control`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from mcpmanager import __version__
+from mcpmanager.core.catalogue.catalogue import Catalogue
+from mcpmanager.core.config.load import load_config
+from mcpmanager.core.config.model import Config, ConfigError
+from mcpmanager.core.config.modes import MODES, Mode
+from mcpmanager.core.config.servers import ServerConfig
+from mcpmanager.core.engine.advertisement import advertisement_path, write_advertisement
+from mcpmanager.core.engine.events import CatalogueChanged, ConfigApplied, ConfigRejected, EngineEvent
+from mcpmanager.core.proxy.router import Router
+from mcpmanager.core.signals import Signal
+from mcpmanager.core.supervisor.downstream import Downstream
+from mcpmanager.core.supervisor.events import DownstreamEvent, ToolsChanged
+from mcpmanager.core.supervisor.lifecycle import State
+from mcpmanager.core.system.paths import Paths
+from mcpmanager.core.tasks import spawn
+
+logger = logging.getLogger(__name__)
+CACHE_SAVE_DELAY = 0.5  # seconds: servers that come up together share one cache write
+
+FrontEnd = Literal["serve", "gui", "background"]
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who holds this engine, as `mcpmanager status` and a second `mcpmanager` read it."""
+
+    front_end: FrontEnd = "serve"  # headless `serve`, the window, or the background engine `connect` started
+    config_label: str | None = None  # what `status` shows as the config (None: the config file's path)
+    token_file: Path | None = None  # the bearer token's file, when it serves HTTP
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_size)
+
+
+class Engine:
+    def __init__(self, config: Config, paths: Paths, mode: Mode | None = None, identity: Identity = Identity()) -> None:
+        self.config = config
+        self.paths = paths
+        self.identity = identity
+        self.catalogue = Catalogue(paths.cache_dir / "catalogue.json", config.proxy.max_name_length)
+        self.downstreams: dict[str, Downstream] = {}
+        self.router = Router(self.catalogue, self.downstreams, mode or config.proxy.mode, config.synonyms)
+        self.endpoint = "stdio"  # or the default mode's URL once serving HTTP (`listening`)
+        self.events: Signal[EngineEvent] = Signal("engine events")
+        self._refresh_pending = False
+        self._advertise_pending = False
+        self._started = time.time()
+        self._applying = asyncio.Lock()
+        self._save_pending = False
+        self.catalogue.changed.connect(self._catalogue_changed)
+        self.router.activity.changed.connect(self.events.emit)
+
+    # Lifecycle ------------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start every enabled server at once; returns immediately (servers come up in the background)."""
+        self.paths.ensure()
+        enabled = [s.name for s in self.config.servers.values() if not s.disabled]
+        self.catalogue.configure(enabled, self.config.tools)
+        self.router.reset_notified()
+        for server in self.config.servers.values():
+            self._run(server)
+        self._advertise()
+
+    async def apply_config(self, config: Config) -> None:
+        """Take a changed config while running: start, stop or restart only the servers that changed,
+        and re-expose tools when tool settings changed (clients are notified if what they see moved).
+        One change at a time: the file watcher also sees what the window saved."""
+        async with self._applying:
+            await self._apply_config(config)
+
+    async def _apply_config(self, config: Config) -> None:
+        old = self.config
+        self.config = config
+        for name in old.servers.keys() - config.servers.keys():
+            downstream = self.downstreams.pop(name)
+            await downstream.stop()
+            downstream.log.close()
+        for name, server in config.servers.items():
+            current = self.downstreams.get(name)
+            if current is not None and current.config == server:
+                continue
+            if current is not None:
+                await current.stop()
+                current.log.close()
+            self._run(server)
+        if config.synonyms != old.synonyms:
+            self.router.use_synonyms(config.synonyms)
+        self.catalogue.configure([s.name for s in config.servers.values() if not s.disabled], config.tools)
+        self._advertise()
+        self.events.emit(ConfigApplied(tuple(config.servers)))
+
+    def _run(self, server: ServerConfig) -> None:
+        downstream = Downstream(server, self.config.supervisor, self.paths.log_dir, self._on_downstream)
+        self.downstreams[server.name] = downstream
+        if server.disabled:
+            downstream.disable()
+        else:
+            downstream.start()
+
+    async def watch_config(self, interval: float = 1.0) -> None:
+        """Follow the config file: a valid change is applied, a broken one is reported and ignored."""
+        path = self.paths.config_file
+        seen = _stamp(path)
+        while True:
+            await asyncio.sleep(interval)
+            stamp = _stamp(path)
+            if stamp == seen:
+                continue
+            seen = stamp
+            try:
+                config = await asyncio.to_thread(load_config, path)
+            except ConfigError as exc:
+                logger.error("config change ignored, the running setup stays: %s", exc)
+                self.events.emit(ConfigRejected(str(exc)))
+                continue
+            logger.info("config changed; applying")
+            await self.apply_config(config)
+
+    async def stop(self) -> None:
+        await asyncio.gather(*(d.stop() for d in self.downstreams.values()))
+        self.catalogue.write_cache(self.catalogue.cache_snapshot())  # the next start answers from it
+        for downstream in self.downstreams.values():
+            downstream.log.close()
+        advertisement_path(self.paths.runtime_dir).unlink(missing_ok=True)
+
+    async def wait_settled(self, timeout: float) -> bool:
+        """Wait until no server is starting (all ready, failed or backing off); True if they settled."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if all(d.status.state is not State.STARTING for d in self.downstreams.values()):
+                return True
+            await asyncio.sleep(0.05)
+        return False
+
+    # Events ---------------------------------------------------------------------------------------
+
+    def _on_downstream(self, event: DownstreamEvent) -> None:
+        if isinstance(event, ToolsChanged):
+            self.catalogue.set_tools(event.server, event.tools, save=False)
+            self._schedule_cache_save()
+        self._schedule_advertise()  # the advertisement carries states and tool counts
+        self.events.emit(event)
+
+    def _schedule_cache_save(self) -> None:
+        """One cache write for a burst of servers listing their tools, encoded and written off the
+        event loop (a window must not freeze while 27 servers come up)."""
+        if not self._save_pending:
+            self._save_pending = True
+            spawn(self._save_cache_soon(), name="catalogue cache")
+
+    async def _save_cache_soon(self) -> None:
+        await asyncio.sleep(CACHE_SAVE_DELAY)
+        self._save_pending = False
+        await asyncio.to_thread(self.catalogue.write_cache, self.catalogue.cache_snapshot())
+
+    def _catalogue_changed(self, generation: int) -> None:
+        self.events.emit(CatalogueChanged(len(self.catalogue.tools())))
+        if not self._refresh_pending:
+            self._refresh_pending = True
+            spawn(self._refresh(), name="proxy-refresh")
+
+    async def _refresh(self) -> None:
+        await asyncio.sleep(0)  # coalesce a burst of changes into one notification
+        self._refresh_pending = False
+        await self.router.refresh()
+
+    # Advertisement (for `mcpmanager status`) ------------------------------------------------------
+
+    def _schedule_advertise(self) -> None:
+        if not self._advertise_pending:
+            self._advertise_pending = True
+            asyncio.get_running_loop().call_later(0.1, self._advertise)
+
+    def adopt_config_file(self) -> None:
+        """The config this engine runs is the config file's from now on (the demo was kept or replaced)."""
+        if self.identity.config_label is not None:
+            self.identity = replace(self.identity, config_label=None)
+            self._advertise()
+
+    def listening(self, url: str) -> None:
+        """The endpoint is up at `url` (the default mode's): say so where `status` and clients look."""
+        self.endpoint = url
+        self._advertise()
+
+    def _advertise(self) -> None:
+        self._advertise_pending = False
+        try:
+            write_advertisement(self.paths.runtime_dir, self.describe())
+        except OSError as exc:
+            logger.warning("cannot write the runtime advertisement: %s", exc)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "pid": os.getpid(),
+            "version": __version__,
+            "endpoint": self.endpoint,
+            "urls": {m: f"{self.endpoint}/{m}" for m in MODES} if self.endpoint.startswith("http") else {},
+            "token_file": str(token_file) if (token_file := self.identity.token_file) else None,
+            "front_end": self.identity.front_end,
+            "mode": self.router.mode,
+            "config": self.identity.config_label or str(self.paths.config_file),
+            "started": self._started,
+            "tools": len(self.catalogue.tools()),
+            "servers": {
+                name: {
+                    "state": d.status.state.value,
+                    "reason": d.status.reason,
+                    "retry_in": d.status.retry_in,
+                    "restarts": d.status.restarts,
+                    "pid": d.process.pid if d.process else None,
+                    "tools": len(d.tools) if d.tools is not None else None,
+                    "protocol": d.protocol_version,
+                    "log": str(d.log.path) if d.log.path else None,
+                }
+                for name, d in self.downstreams.items()
+            },
+        }

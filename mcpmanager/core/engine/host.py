@@ -1,0 +1,41 @@
+"""Serving an engine to clients over HTTP: what `serve --http` and the window both wire up.
+
+The bearer token is made (or reused) in the runtime directory, the endpoint is served on the
+config's port (or the one asked for), and once it listens the engine advertises where, so
+`mcpmanager status`, `connect` and a second `mcpmanager` find it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from mcpmanager.core.engine.engine import Engine
+from mcpmanager.core.serve.bearer_token import ensure_token, token_path
+from mcpmanager.core.serve.http import serve_http
+from mcpmanager.core.serve.routes import Controls
+from mcpmanager.core.system.paths import Paths
+
+
+def token_file(paths: Paths) -> Path:
+    """Where an engine that serves HTTP keeps its bearer token (for its `Identity`)."""
+    return token_path(paths.runtime_dir)
+
+
+async def host_http(
+    engine: Engine,
+    port: int | None = None,
+    controls: Controls | None = None,
+    on_listening: Callable[[str], None] | None = None,
+) -> None:
+    """Serve `engine` on 127.0.0.1 until cancelled; `on_listening` gets the URL once it listens.
+    Raises `PortUnavailable` when the port cannot be had."""
+    token = ensure_token(engine.paths.runtime_dir)
+
+    def listening(url: str) -> None:
+        engine.listening(url)
+        if on_listening is not None:
+            on_listening(url)
+
+    chosen = engine.config.proxy.port if port is None else port
+    await serve_http(engine.router, chosen, listening, token=token, controls=controls)

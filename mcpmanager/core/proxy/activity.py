@@ -1,0 +1,90 @@
+"""A bounded record of the calls that went through the proxy: what was called, what it resolved to
+and how, what was renamed, how long it took and how it ended. The GUI shows it live and offers
+"make alias" on a resolved or failed name; per-tool counters survive the ring's turnover.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from mcpmanager.core.signals import Signal
+
+Outcome = Literal["pending", "ok", "error", "refused", "unknown"]
+DEFAULT_SIZE = 1000
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    id: int
+    started: float  # wall-clock time
+    called: str  # the tool name as the client sent it
+    via: str  # "call_tool" or "direct"
+    server: str | None = None
+    tool: str | None = None  # the server's own name of the tool it resolved to
+    exposed: str | None = None
+    how: str | None = None  # exact, alias, namespaced, original, normalized, fuzzy
+    renames: tuple[tuple[str, str], ...] = ()  # (passed, declared) argument names
+    outcome: Outcome = "pending"
+    detail: str | None = None  # the first line of an error or refusal
+    duration: float | None = None  # seconds
+
+    @property
+    def resolved(self) -> bool:
+        """Whether the name or an argument needed repair (a candidate for "make alias")."""
+        return self.how not in (None, "exact") or bool(self.renames)
+
+
+@dataclass
+class ToolStats:
+    calls: int = 0
+    errors: int = 0
+    total_time: float = 0.0
+
+
+@dataclass
+class Activity:
+    size: int = DEFAULT_SIZE
+    _records: deque[CallRecord] = field(init=False)
+    _index: dict[int, CallRecord] = field(default_factory=dict, init=False)
+    _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1), init=False)
+    # A call began or moved on (resolved, finished).
+    changed: Signal[CallRecord] = field(default_factory=lambda: Signal("activity"), init=False)
+    stats: dict[str, ToolStats] = field(default_factory=dict, init=False)  # by `server:tool`
+
+    def __post_init__(self) -> None:
+        self._records = deque(maxlen=self.size)
+
+    def records(self) -> list[CallRecord]:
+        return list(self._records)
+
+    def begin(self, called: str, via: str) -> CallRecord:
+        record = CallRecord(next(self._ids), time.time(), called, via)
+        if len(self._records) == self._records.maxlen:
+            self._index.pop(self._records[0].id, None)
+        self._records.append(record)
+        self._index[record.id] = record
+        self.changed.emit(record)
+        return record
+
+    def update(self, record: CallRecord, **changes: object) -> CallRecord:
+        """Replace `record` by a copy with `changes`; a finished call also counts in the tool's stats."""
+        current = self._index.get(record.id, record)
+        updated = replace(current, **changes)  # type: ignore[arg-type]
+        if updated.outcome != "pending" and updated.duration is None:
+            updated = replace(updated, duration=time.time() - updated.started)
+        if record.id in self._index:
+            self._index[record.id] = updated
+            position = next(i for i in range(len(self._records) - 1, -1, -1) if self._records[i].id == record.id)
+            self._records[position] = updated
+        if updated.outcome != "pending" and updated.server and updated.tool:
+            stats = self.stats.setdefault(f"{updated.server}:{updated.tool}", ToolStats())
+            stats.calls += 1
+            stats.errors += updated.outcome != "ok"
+            stats.total_time += updated.duration or 0.0
+        self.changed.emit(updated)
+        return updated

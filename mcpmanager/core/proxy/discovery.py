@@ -1,0 +1,142 @@
+"""The meta-tools' behaviour: search the catalogue, show schemas, route calls by (almost) any name.
+
+The search index follows the catalogue lazily: before a query it catches up with whatever changed
+(servers' tools, enabled/disabled), touching only the tools that differ.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+import mcp_types as types
+
+from mcpmanager.core.catalogue.call_templates import call_template, optional_parameters
+from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
+from mcpmanager.core.proxy import meta_tools as meta
+from mcpmanager.core.resolve.messages import miss_text
+from mcpmanager.core.resolve.names import Resolution
+from mcpmanager.core.search.index import SearchDoc, SearchIndex
+from mcpmanager.core.tool_results import error_result, text_result
+
+_MAX_PATTERN = 300
+_DESCRIPTION_CHARS = 160
+
+
+def one_line(text: str) -> str:
+    text = " ".join(text.split())
+    sentence = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
+    return sentence if len(sentence) <= _DESCRIPTION_CHARS else sentence[: _DESCRIPTION_CHARS - 1] + "…"
+
+
+class Discovery:
+    def __init__(self, catalogue: Catalogue, index: SearchIndex) -> None:
+        self.catalogue = catalogue
+        self.index = index
+        self._indexed: dict[str, SearchDoc] = {}
+        self._generation = -1
+
+    # Keeping the index in step with the catalogue -------------------------------------------------
+
+    def sync(self) -> None:
+        if self._generation == self.catalogue.generation:
+            return
+        current = {t.key: SearchDoc.from_tool(t.server, t.name, t.exposed, t.spec) for t in self.catalogue.tools()}
+        for key in self._indexed.keys() - current.keys():
+            self.index.remove(key)
+        for key, doc in current.items():
+            if self._indexed.get(key) != doc:
+                self.index.upsert(doc)
+        self._indexed = current
+        self._generation = self.catalogue.generation
+
+    def search_names(self, query: str, limit: int) -> list[str]:
+        """Exposed names of the best tools for `query` (the resolver's suggestions use it)."""
+        self.sync()
+        docs = self._indexed
+        return [docs[hit.key].exposed for hit in self.index.search(query, limit) if hit.key in docs]
+
+    # The meta-tools -------------------------------------------------------------------------------
+
+    def discover(self, args: dict[str, Any] | None) -> types.CallToolResult:
+        query = meta.argument(args, "query")
+        if not isinstance(query, str) or not query.strip():
+            return error_result("discover_tools needs 'query': the task in plain words.")
+        self.sync()
+        limit = meta.limit_of(args, 5)
+        hits = self.index.search(query, limit)
+        by_key = {t.key: t for t in self.catalogue.tools()}
+        found = [(by_key[h.key], h.score) for h in hits if h.key in by_key]
+        if not found:
+            return text_result(
+                f"No tool matches {_short(query)!r}. Try broader or different words, or search_tools_regex "
+                "with part of a tool name.",
+                {"query": _short(query), "tools": []},
+            )
+        entries = [self._entry(tool, score) for tool, score in found]
+        lines = [f"Tools for {_short(query)!r} (call them with call_tool):"]
+        for number, entry in enumerate(entries, 1):
+            lines.append(f"{number}. {entry['name']} [{entry['server']}] — {entry['description']}")
+            lines.append(f"   call_tool {json.dumps(entry['call'], ensure_ascii=False)}")
+            if entry["optional"]:
+                lines.append(f"   optional: {', '.join(entry['optional'])}")
+        return text_result("\n".join(lines), {"query": _short(query), "tools": entries})
+
+    def _entry(self, tool: CatalogueTool, score: float | None = None) -> dict[str, Any]:
+        schema = tool.spec.get("inputSchema")
+        entry: dict[str, Any] = {
+            "name": tool.exposed,
+            "server": tool.server,
+            "description": one_line(tool.description),
+            "call": call_template(tool.exposed, schema),
+            "optional": optional_parameters(schema),
+        }
+        if score is not None:
+            entry["score"] = round(score, 3)
+        return entry
+
+    def regex(self, args: dict[str, Any] | None) -> types.CallToolResult:
+        pattern = meta.argument(args, "pattern")
+        if not isinstance(pattern, str) or not pattern:
+            return error_result("search_tools_regex needs 'pattern', a regular expression.")
+        if len(pattern) > _MAX_PATTERN:
+            return error_result(f"The pattern is too long ({len(pattern)} characters; at most {_MAX_PATTERN}).")
+        try:
+            compiled = re.compile(pattern, re.IGNORECASE)
+        except re.error as exc:
+            return error_result(f"Invalid regular expression {pattern!r}: {exc}.")
+        limit = meta.limit_of(args, 10, maximum=50)
+        matches = [t for t in self.catalogue.tools() if compiled.search(t.exposed) or compiled.search(t.description)]
+        entries = [self._entry(t) for t in sorted(matches, key=lambda t: t.exposed)[:limit]]
+        if not entries:
+            return text_result(f"No tool name or description matches /{pattern}/.", {"pattern": pattern, "tools": []})
+        lines = [f"{len(matches)} tools match /{pattern}/" + (f" (first {limit})" if len(matches) > limit else "")]
+        lines += [f"- {e['name']} [{e['server']}] — {e['description']}" for e in entries]
+        return text_result("\n".join(lines), {"pattern": pattern, "total": len(matches), "tools": entries})
+
+    def schema(self, args: dict[str, Any] | None, resolve: Callable[[str], Resolution]) -> types.CallToolResult:
+        name = meta.argument(args, "tool_name")
+        if not isinstance(name, str) or not name:
+            return error_result("get_tool_schema needs 'tool_name'.")
+        resolution = resolve(name)
+        if resolution.tool is None:
+            return error_result(miss_text(resolution))
+        tool = resolution.tool
+        document: dict[str, Any] = {
+            "name": tool.exposed,
+            "server": tool.server,
+            "description": tool.description,
+        }
+        for key in ("inputSchema", "outputSchema", "annotations"):
+            if key in tool.spec:
+                document[key] = tool.spec[key]
+        document["call"] = call_template(tool.exposed, tool.spec.get("inputSchema"))
+        return text_result(json.dumps(document, ensure_ascii=False, indent=1), document)
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """A query as echoed back: a pasted blob must not be repeated into the model's context."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,240 @@
+"""What clients talk to: one SDK server per mode (`mode_server`) over one router.
+
+Every call is resolved (`Resolver`), recorded (`Activity`) and routed to its server over that
+server's one long-lived session. Results pass through exactly as the server returned them; failures
+become `isError` results a model can act on, never bare protocol errors.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+
+from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
+from mcpmanager.core.config.modes import MODES, Mode
+from mcpmanager.core.proxy import meta_tools as meta
+from mcpmanager.core.proxy.activity import Activity, Outcome
+from mcpmanager.core.proxy.discovery import Discovery
+from mcpmanager.core.proxy.mode_server import CallResult, ModeServer
+from mcpmanager.core.proxy.token_count import tokens_of
+from mcpmanager.core.resolve.resolver import Resolver
+from mcpmanager.core.resolve.words import fold
+from mcpmanager.core.search.index import SearchIndex
+from mcpmanager.core.supervisor.downstream import Downstream, ProgressCallback
+from mcpmanager.core.supervisor.lifecycle import State
+from mcpmanager.core.tool_results import error_result
+
+logger = logging.getLogger(__name__)
+
+
+class Router:
+    def __init__(
+        self,
+        catalogue: Catalogue,
+        servers: Mapping[str, Downstream],
+        mode: Mode = "direct",
+        synonyms: Mapping[str, list[str]] | None = None,
+    ) -> None:
+        self.catalogue = catalogue
+        self.discovery = Discovery(catalogue, SearchIndex(synonyms or {}))
+        self.servers = servers  # the engine's live map: servers come and go with config changes
+        self._tokens: tuple[tuple[int, str], tuple[int, int]] | None = None
+        self.calls = 0
+        self.activity = Activity()
+        self.resolver = Resolver(catalogue, lambda query, limit: self.discovery.search_names(query, limit))
+        self.mode_servers = {m: ModeServer(m, catalogue, self.call, self.input_schema) for m in MODES}
+        self.mode = mode  # the default mode: what stdio and `/mcp` serve
+
+    @property
+    def server(self) -> Server[Any]:
+        """The SDK server of the default mode."""
+        return self.mode_servers[self.mode].server
+
+    def mode_server(self, mode: Mode | None = None) -> ModeServer:
+        return self.mode_servers[mode or self.mode]
+
+    def use_synonyms(self, synonyms: Mapping[str, list[str]]) -> None:
+        """Search with these synonyms from now on (the index is rebuilt on the next query)."""
+        self.discovery = Discovery(self.catalogue, SearchIndex(synonyms))
+
+    def close_listeners(self) -> None:
+        """End every modern client's listen stream (before an HTTP server stops)."""
+        for server in self.mode_servers.values():
+            server.listen.close()
+
+    # What clients see -----------------------------------------------------------------------------
+
+    def visible_tools(self) -> list[CatalogueTool]:
+        return self.mode_server().visible_tools()
+
+    def tool_list(self) -> list[types.Tool]:
+        return self.mode_server().tool_list()
+
+    def context_tokens(self) -> tuple[int, int]:
+        """(what a client's tools/list costs now, what it would cost with every tool listed); computed
+        once per catalogue change (encoding 500 tools costs tens of ms)."""
+        key = (self.catalogue.generation, self.mode)
+        if self._tokens is not None and self._tokens[0] == key:
+            return self._tokens[1]
+        listed = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in self.tool_list()]
+        resting = tokens_of(listed)
+        direct = resting if self.mode == "direct" else tokens_of([t.exposed_spec() for t in self.catalogue.tools()])
+        self._tokens = (key, (resting, direct))
+        return resting, direct
+
+    def clients(self) -> int:
+        return sum(server.clients() for server in self.mode_servers.values())
+
+    def input_schema(self, name: str) -> dict[str, Any] | None:
+        tool = self.catalogue.get(name)
+        schema = tool.spec.get("inputSchema") if tool else None
+        return schema if isinstance(schema, dict) else None
+
+    # Handlers -------------------------------------------------------------------------------------
+
+    async def call(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams, meta_tools: bool
+    ) -> CallResult:
+        """A client's tools/call: a meta-tool (discovery mode), or a catalogue tool by any name."""
+        self.calls += 1
+        name, args = params.name, params.arguments
+        if meta_tools and self.catalogue.get(name) is None and (meta_name := _meta_name(name)):
+            if meta_name == meta.DISCOVER:
+                return self.discovery.discover(args)
+            if meta_name == meta.REGEX:
+                return self.discovery.regex(args)
+            if meta_name == meta.SCHEMA:
+                return self.discovery.schema(args, self.resolver.resolve)
+            target = meta.argument(args, "tool_name")
+            if not isinstance(target, str) or not target:
+                return error_result("call_tool needs 'tool_name' (find one with discover_tools) and 'arguments'.")
+            arguments, problem = meta.tool_arguments(args)
+            if problem is not None:
+                return error_result(f"call_tool: {problem}.")
+            return await self._route(ctx, params, target, arguments, "call_tool")
+        return await self._route(ctx, params, name, args, "direct")
+
+    async def _route(
+        self,
+        ctx: ServerRequestContext[Any],
+        params: types.CallToolRequestParams,
+        called: str,
+        arguments: dict[str, Any] | None,
+        via: str,
+    ) -> CallResult:
+        started = time.perf_counter()
+        record = self.activity.begin(called, via)
+
+        def finish(outcome: Outcome, result: CallResult) -> None:
+            detail = _first_line(result) if outcome != "ok" else None
+            self.activity.update(record, outcome=outcome, detail=detail, duration=time.perf_counter() - started)
+
+        # Any catalogue tool is callable by name, also in discovery mode where it is not listed:
+        # a model that found a tool and calls it directly should not be refused.
+        plan = self.resolver.plan(called, arguments, via == "call_tool")
+        # Nothing known answers the name: a server still starting may list it. (An ambiguous name or a
+        # withheld guess is answered already; waiting up to startingWait would only delay the answer.)
+        missed = plan.resolution.tool is None and not plan.resolution.ambiguous and plan.resolution.withheld is None
+        if missed and await self._wait_for_starting():
+            plan = self.resolver.plan(called, arguments, via == "call_tool")  # its server may have just come up
+        tool, checked, how = plan.tool, plan.checked, plan.resolution.how
+        if tool is not None and checked is not None:
+            renames = tuple((r.passed, r.declared) for r in checked.renames)
+            where = {"server": tool.server, "tool": tool.name, "exposed": tool.exposed}
+            self.activity.update(record, **where, how=how, renames=renames)
+        if plan.error is not None or tool is None:
+            failure = error_result(plan.error or f"Unknown tool '{called}'.")
+            finish("unknown" if tool is None else "refused", failure)
+            return failure
+        if checked is not None and checked.renames:
+            arguments = checked.arguments
+        result = await self._forward(ctx, params, tool, called, arguments)
+        finish("error" if isinstance(result, types.CallToolResult) and result.is_error else "ok", result)
+        return result
+
+    async def _forward(
+        self,
+        ctx: ServerRequestContext[Any],
+        params: types.CallToolRequestParams,
+        tool: CatalogueTool,
+        called: str,
+        arguments: dict[str, Any] | None,
+    ) -> CallResult:
+        downstream = self.servers.get(tool.server)
+        if downstream is None:
+            return error_result(f"Server '{tool.server}' of tool '{called}' is not configured any more.")
+        try:
+            relay = _progress_relay(ctx)
+            answers, state = params.input_responses, params.request_state
+            return await downstream.call_tool(tool.name, arguments, relay, answers, state)
+        except Exception as exc:  # boundary: a bug here must reach the model as text, not -32603
+            logger.exception("call to %s failed", tool.key)
+            return error_result(f"Calling '{called}' on server '{tool.server}' failed: {exc}")
+
+    async def _wait_for_starting(self) -> bool:
+        """Wait (bounded) while servers that have never listed tools are starting; True if any were.
+
+        On a first run nothing is cached yet: a name the model read elsewhere may belong to a server
+        that is seconds away from ready. Waiting beats an "unknown tool" that would be wrong soon."""
+        starting = [
+            d
+            for d in self.servers.values()
+            if d.status.state is State.STARTING and self.catalogue.server_tools(d.name) is None
+        ]
+        if not starting:
+            return False
+        wait = max(d.settings.starting_wait for d in starting)
+        with anyio.move_on_after(wait):
+            while any(d.status.state is State.STARTING for d in starting):
+                await anyio.sleep(0.05)
+        return True
+
+    # Change notification --------------------------------------------------------------------------
+
+    def reset_notified(self) -> None:
+        """Take what clients see now as the baseline (at start, before anyone could have listed)."""
+        for server in self.mode_servers.values():
+            server.reset_notified()
+
+    async def refresh(self) -> bool:
+        """Tell every client whose list changed; True if any did."""
+        changed = [await server.refresh() for server in self.mode_servers.values()]
+        return any(changed)
+
+
+_META_FOLDS = {fold(name): name for name in meta.NAMES}
+
+
+def _meta_name(name: str) -> str | None:
+    """The meta-tool `name` means: its own name or a spelling of it (`callTool`, `discover-tools`)."""
+    if name in meta.NAMES:
+        return name
+    return _META_FOLDS.get(fold(name)) or _META_FOLDS.get(fold(name) + "s")
+
+
+def _first_line(result: CallResult) -> str | None:
+    if not isinstance(result, types.CallToolResult):
+        return None
+    for content in result.content:
+        if isinstance(content, types.TextContent) and content.text.strip():
+            return content.text.strip().splitlines()[0][:300]
+    return None
+
+
+def _progress_relay(ctx: ServerRequestContext[Any]) -> ProgressCallback | None:
+    meta = ctx.meta or {}
+    token = meta.get("progress_token", meta.get("progressToken"))
+    if token is None:
+        return None
+
+    async def relay(progress: float, total: float | None, message: str | None) -> None:
+        await ctx.session.report_progress(progress, total, message)
+
+    return relay

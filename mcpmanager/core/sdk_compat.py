@@ -1,0 +1,72 @@
+"""Every part of the mcp SDK that is not its public API, in one place.
+
+A proxy needs a few things the SDK does not publish: the transport types its client takes, its HTTP
+client factory (the transports' timeouts), how many clients a server has, which connection a request
+came on, and a way to pass results through unvalidated. Each is reached here and nowhere else, and
+`tests/core/test_sdk_compat.py` fails loudly when an SDK upgrade moves one of them. At run time the
+readers stay defensive: a moved private attribute costs a figure in the window, never a crash.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx2
+import mcp_types as types
+from mcp import Client
+from mcp.client import Transport
+from mcp.client._transport import TransportStreams
+from mcp.server.lowlevel import Server
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import ListenHandler
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+__all__ = [
+    "Transport",
+    "TransportStreams",
+    "connection_of",
+    "http_sessions",
+    "listen_streams",
+    "mcp_http_client",
+    "pass_results_through",
+    "without_telemetry",
+]
+
+
+def mcp_http_client(headers: dict[str, str] | None = None) -> httpx2.AsyncClient:
+    """An HTTP client with the timeouts the SDK's own transports use."""
+    return create_mcp_http_client(headers=headers)
+
+
+def pass_results_through(client: Client) -> None:
+    """Skip the SDK's output-schema check on results: a proxy hands results on exactly as the server
+    sent them (the client at the far end validates against the same schema), and the check would
+    turn a server's slightly-off result into our error and cost time on every call."""
+
+    async def accept(name: str, result: types.CallToolResult) -> None:
+        return None
+
+    setattr(client.session, "validate_tool_result", accept)  # noqa: B010 - shadows the method
+
+
+def without_telemetry(server: Server[Any]) -> None:
+    """The SDK's default OpenTelemetry middleware opens a span per message even with no exporter; a
+    proxy pays it twice per call, for nothing unless tracing is set up."""
+    server.middleware = []
+
+
+def http_sessions(server: Server[Any]) -> int:
+    """Handshake-era clients connected to `server` over Streamable HTTP (kept privately)."""
+    manager = getattr(server, "_session_manager", None)
+    return len(getattr(manager, "_server_instances", ()) or ())
+
+
+def listen_streams(listen: ListenHandler) -> int:
+    """Modern clients listening for changes on `listen` (kept privately)."""
+    return len(getattr(listen, "_streams", ()) or ())
+
+
+def connection_of(session: ServerSession) -> object:
+    """The connection a request's session belongs to (sessions are per request; the connection is
+    what lasts). The SDK exposes no public handle."""
+    return getattr(session, "_connection", session)

@@ -1,0 +1,100 @@
+"""Serving clients over Streamable HTTP on 127.0.0.1 (uvicorn), until cancelled."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import socket
+from collections.abc import Callable, Iterator
+
+import anyio
+import uvicorn
+
+from mcpmanager.core.proxy.router import Router
+from mcpmanager.core.serve.routes import BASE, Controls, build_app
+
+logger = logging.getLogger(__name__)
+
+
+class PortUnavailable(OSError):
+    """The HTTP port could not be bound (in use, not permitted)."""
+
+
+SHUTDOWN_GRACE = 1  # seconds for requests in flight when the endpoint stops
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn without its signal handlers: the front end (CLI or GUI) owns SIGINT/SIGTERM."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+async def serve_http(
+    router: Router,
+    port: int = 0,
+    on_listening: Callable[[str], None] | None = None,
+    *,
+    token: str,
+    controls: Controls | None = None,
+) -> None:
+    """Serve Streamable HTTP on 127.0.0.1 until cancelled, to requests carrying `token` (see
+    `routes` for the paths); `on_listening` gets the default mode's URL once bound."""
+    app, running = build_app(router, token, controls)
+    # The session manager runs here rather than in uvicorn's lifespan: uvicorn's graceful shutdown
+    # waits for every connection to close *before* the lifespan shutdown, and a connected client's
+    # open stream (a session's GET stream, a modern subscriptions/listen response) never ends by
+    # itself, so SIGTERM would wait for as long as a client stays. Ending those streams first lets
+    # uvicorn exit at once.
+    # Bind here, not in uvicorn: a busy port is then an OSError we can report in one line (uvicorn
+    # would log it and call sys.exit inside our task).
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError as exc:
+        sock.close()
+        raise PortUnavailable(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from exc
+    sock.set_inheritable(True)
+    # A modern (stateless) request in flight is its connection: uvicorn would wait for a long tool
+    # call to finish before stopping. A moment for quick answers, then such calls are cancelled (the
+    # bridge tells its client the call may or may not have run).
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", lifespan="off", timeout_graceful_shutdown=SHUTDOWN_GRACE
+    )
+    server = _Uvicorn(config)
+    finished = anyio.Event()
+    launched = False
+
+    async def run() -> None:
+        # Shielded: cancelling uvicorn's task raises an ExceptionGroup; asking it to exit is clean.
+        with anyio.CancelScope(shield=True):
+            try:
+                await server.serve(sockets=[sock])
+            finally:
+                finished.set()
+
+    async with anyio.create_task_group() as tg:
+        try:
+            async with running:
+                tg.start_soon(run)
+                launched = True
+                try:
+                    while not server.started:
+                        if finished.is_set():
+                            raise OSError(f"cannot listen on 127.0.0.1:{port}")
+                        await anyio.sleep(0.02)
+                    bound = server.servers[0].sockets[0].getsockname()[1]
+                    url = f"http://127.0.0.1:{bound}{BASE}"
+                    logger.info("listening on %s", url)
+                    if on_listening is not None:
+                        on_listening(url)
+                    await anyio.Event().wait()  # until cancelled (not sleep_forever: see pyproject)
+                finally:
+                    server.should_exit = True  # stop accepting before the streams end
+                    router.close_listeners()  # modern listen streams; leaving the manager ends the sessions
+        finally:
+            server.should_exit = True
+            if launched:
+                with anyio.CancelScope(shield=True):
+                    await finished.wait()

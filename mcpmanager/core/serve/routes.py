@@ -1,0 +1,61 @@
+"""The endpoint's routes: one path per mode over one engine, behind the local guard.
+
+/mcp             the engine's default mode (the config's, or `serve --mode`)
+/mcp/discovery   discovery mode: the meta-tools and the always-on tools
+/mcp/direct      direct mode: every enabled tool
+/control/<name>  (POST) asks the running front end to do something: `show` brings the window
+                 forward (a second `mcpmanager` does this instead of starting another engine)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import BaseRoute, Route
+
+from mcpmanager.core.config.modes import MODES
+from mcpmanager.core.proxy.router import Router
+from mcpmanager.core.serve.guard import LocalGuard
+
+BASE = "/mcp"
+Controls = Mapping[str, Callable[[], object]]
+
+
+def build_app(
+    router: Router, token: str, controls: Controls | None = None
+) -> tuple[Starlette, AbstractAsyncContextManager[Any]]:
+    """The app and a context that runs every mode's session manager (enter it before serving)."""
+    routes: list[BaseRoute] = []
+    for mode in MODES:
+        server = router.mode_server(mode).server
+        inner = server.streamable_http_app(host="127.0.0.1", streamable_http_path=f"{BASE}/{mode}")
+        endpoint = next(r.endpoint for r in inner.routes if isinstance(r, Route))
+        routes.append(Route(f"{BASE}/{mode}", endpoint=endpoint))
+        if mode == router.mode:
+            routes.append(Route(BASE, endpoint=endpoint))
+    for name, action in (controls or {}).items():
+        routes.append(Route(f"/control/{name}", endpoint=_control(action), methods=["POST"]))
+    app = Starlette(routes=routes, middleware=[Middleware(LocalGuard, token=token)])
+
+    @asynccontextmanager
+    async def running() -> Any:
+        async with AsyncExitStack() as stack:
+            for mode in MODES:
+                await stack.enter_async_context(router.mode_server(mode).server.session_manager.run())
+            yield
+
+    return app, running()
+
+
+def _control(action: Callable[[], object]) -> Callable[[Request], Any]:
+    async def endpoint(request: Request) -> PlainTextResponse:
+        action()
+        return PlainTextResponse("ok\n")
+
+    return endpoint

@@ -1,0 +1,115 @@
+"""Serving one client on our own stdin/stdout (`serve --stdio`), without a thread hop per message.
+
+The SDK's `stdio_server` reads and writes through `anyio.wrap_file`, a worker-thread round trip for
+every line, read and flush: about a dozen thread hops per proxied call, most of the latency this
+proxy would add. Here the process's pipes are attached to the event loop directly. As the SDK does,
+fd 0 and fd 1 are moved off the wire while serving (fd 0 to /dev/null, fd 1 to stderr) so nothing
+stray — a child that inherits them, a print — can corrupt the protocol stream.
+
+When stdin or stdout is not a pipe or a socket (a terminal, a regular file), the SDK's transport is used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import os
+from collections.abc import AsyncIterator
+
+import anyio
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+
+from mcpmanager.core.proxy.router import Router
+from mcpmanager.core.sdk_compat import TransportStreams
+from mcpmanager.core.system.pipes import pollable
+
+_LIMIT = 64 * 1024 * 1024  # one JSON-RPC line may carry a large tool result
+
+
+async def serve_stdio(router: Router) -> None:
+    """Serve one client over our stdin/stdout until it closes stdin."""
+    server = router.server
+    async with stdio_transport() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+@contextlib.asynccontextmanager
+async def stdio_transport() -> AsyncIterator[TransportStreams]:
+    if not (pollable(0) and pollable(1)):
+        async with stdio_server() as streams:
+            yield streams
+        return
+    wire_in = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    wire_out = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
+    saved = _divert()
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=_LIMIT)
+    in_file = os.fdopen(wire_in, "rb", buffering=0)
+    out_file = os.fdopen(wire_out, "wb", buffering=0)
+    read_transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), in_file)
+    write_transport, write_protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, out_file)
+    writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
+
+    to_session, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](0)
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_pump_in, reader, to_session)
+            tg.start_soon(_pump_out, writer, from_session)
+            try:
+                yield read_stream, write_stream
+            finally:
+                tg.cancel_scope.cancel()
+    finally:
+        read_transport.close()
+        write_transport.close()
+        _restore(saved)
+
+
+async def _pump_in(reader: asyncio.StreamReader, sink: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
+    async with sink:
+        while line := await reader.readline():
+            if not line.strip():
+                continue
+            try:
+                message: SessionMessage | Exception = SessionMessage(
+                    types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                )
+            except ValueError as exc:  # the session answers a parse error; the stream goes on
+                message = exc
+            try:
+                await sink.send(message)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return
+
+
+async def _pump_out(writer: asyncio.StreamWriter, source: MemoryObjectReceiveStream[SessionMessage]) -> None:
+    async with source:
+        async for message in source:
+            data = message.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+            writer.write(data)
+            try:
+                await writer.drain()
+            except ConnectionError:
+                return
+
+
+def _divert() -> tuple[int, int]:
+    """Point fd 0 at /dev/null and fd 1 at stderr; return duplicates to restore them later."""
+    saved = (os.dup(0), os.dup(1))
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    return saved
+
+
+def _restore(saved: tuple[int, int]) -> None:
+    for fd, copy in zip((0, 1), saved, strict=True):
+        with contextlib.suppress(OSError):
+            os.dup2(copy, fd)
+        os.close(copy)

@@ -1,0 +1,396 @@
+"""One downstream server: its process or remote connection, its session, its tools, its state.
+
+One owner task per connection attempt enters the transport and the SDK session and leaves them in
+that same task (anyio cancel scopes are task-bound). The `Lifecycle` decides; this module only
+carries out its commands: spawn an attempt, stop it, schedule a retry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import time
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp import Client
+from mcp.client.session import IncomingMessage
+from mcp.shared.dispatcher import ProgressFnT
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from mcpmanager import __version__
+from mcpmanager.core.config.servers import ServerConfig, StdioServerConfig, secret_values
+from mcpmanager.core.config.settings import SupervisorSettings
+from mcpmanager.core.sdk_compat import Transport, pass_results_through
+from mcpmanager.core.supervisor import lifecycle
+from mcpmanager.core.supervisor.events import Listener, StatusChanged, ToolDict, ToolsChanged
+from mcpmanager.core.supervisor.lifecycle import Lifecycle, State, Status
+from mcpmanager.core.supervisor.process import ChildProcess, SpawnError
+from mcpmanager.core.supervisor.remote import remote_transport
+from mcpmanager.core.supervisor.stderr_log import StderrLog
+from mcpmanager.core.tasks import spawn
+from mcpmanager.core.tool_results import error_result
+
+logger = logging.getLogger(__name__)
+
+ProgressCallback = ProgressFnT
+_PAGE_CAP = 1000  # a server whose cursor never ends must not hang us
+
+
+class _StartFailure(Exception):
+    def __init__(self, reason: str, permanent: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.permanent = permanent
+
+
+class Downstream:
+    def __init__(
+        self,
+        config: ServerConfig,
+        settings: SupervisorSettings,
+        log_dir: Path | None,
+        listener: Listener,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.config = config
+        self.name = config.name
+        self.settings = settings
+        self._listener = listener
+        self._clock = clock
+        self.lifecycle = Lifecycle(
+            lifecycle.Policy(
+                backoff_initial=settings.backoff_initial,
+                backoff_max=settings.backoff_max,
+                crash_limit=settings.crash_limit,
+                crash_window=settings.crash_window,
+                healthy_after=settings.healthy_after,
+            )
+        )
+        secrets = secret_values(config)
+        log_path = log_dir / f"{_file_safe(self.name)}.log" if log_dir else None
+        self.log = StderrLog(log_path, settings.ring_lines, settings.log_max_bytes, secrets)
+        self.tools: list[ToolDict] | None = None
+        self.process: ChildProcess | None = None
+        self.protocol_version: str | None = None
+        self.last_exit: str | None = None
+        self.ready_since: float | None = None
+        self._client: Client | None = None
+        self._ready = asyncio.Event()
+        self._attempt: asyncio.Task[None] | None = None
+        self._attempt_scope: anyio.CancelScope | None = None
+        self._retry: asyncio.TimerHandle | None = None
+        self._refetch = asyncio.Event()
+        self._stopping = False
+        self._phase = "start"
+
+    # Control --------------------------------------------------------------------------------------
+
+    @property
+    def status(self) -> Status:
+        return self.lifecycle.status
+
+    @property
+    def start_timeout(self) -> float:
+        return self.config.start_timeout or self.settings.start_timeout
+
+    def start(self) -> None:
+        self._apply(lifecycle.StartRequested(self._clock()))
+
+    def disable(self) -> None:
+        self._apply(lifecycle.DisableRequested(self._clock()))
+
+    async def stop(self) -> None:
+        """Stop and wait until the process group is gone."""
+        self._apply(lifecycle.StopRequested(self._clock()))
+        await self._join()
+
+    async def restart(self) -> None:
+        await self.stop()
+        self.start()
+
+    async def _join(self) -> None:
+        attempt = self._attempt
+        if attempt is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(attempt)
+
+    def _apply(self, event: lifecycle.Event) -> None:
+        before = self.status
+        commands = self.lifecycle.handle(event)
+        for command in commands:
+            match command:
+                case lifecycle.Spawn():
+                    self._attempt = spawn(self._run_attempt(), name=f"downstream:{self.name}")
+                case lifecycle.Shutdown():
+                    self._stopping = True
+                    if self._attempt_scope is not None:
+                        self._attempt_scope.cancel()
+                case lifecycle.ScheduleRetry(delay):
+                    loop = asyncio.get_running_loop()
+                    self._retry = loop.call_later(delay, lambda: self._apply(lifecycle.RetryDue(self._clock())))
+                case lifecycle.CancelRetry():
+                    if self._retry is not None:
+                        self._retry.cancel()
+                        self._retry = None
+        if self.status != before:
+            if self.status.state is not State.READY:
+                self._ready.clear()
+            logger.info("%s: %s", self.name, self.status.describe())
+            self._listener(StatusChanged(self.name, self.status))
+
+    # The connection attempt (one owner task) ------------------------------------------------------
+
+    async def _run_attempt(self) -> None:
+        self._stopping = False
+        self._phase = "start"
+        timeout = self.start_timeout
+        reason: str | None = None
+        permanent = False
+        # The start deadline is a scope around the whole attempt (the session's task groups must nest
+        # inside it); once the server is ready the deadline is lifted.
+        with anyio.CancelScope(deadline=anyio.current_time() + timeout) as scope:
+            self._attempt_scope = scope
+            try:
+                await self._attempt_body(scope)
+            except _StartFailure as failure:
+                reason, permanent = failure.reason, failure.permanent
+            except Exception as exc:  # boundary: any failure of one server is its crash, never ours
+                logger.debug("%s: attempt failed", self.name, exc_info=True)
+                reason = self._explain(exc)
+        self._client = None
+        self._attempt_scope = None
+        was_ready = self.ready_since is not None
+        self.ready_since = None
+        self.process = None
+        if self._stopping:
+            return  # we ended it: not a crash
+        if scope.cancel_called and not was_ready:
+            reason = self._with_stderr(f"{self._phase} timed out after {timeout:g} s")
+        self._crashed(reason or "connection closed", permanent)
+
+    async def _attempt_body(self, scope: anyio.CancelScope) -> None:
+        async with AsyncExitStack() as stack:
+            transport = await self._open_transport()
+            client = Client(
+                transport,
+                mode="auto",
+                cache=None,
+                message_handler=self._on_message,
+                client_info=types.Implementation(name="mcpmanager", version=__version__),
+            )
+            self._phase = "handshake"
+            await stack.enter_async_context(client)
+            pass_results_through(client)
+            self.protocol_version = client.protocol_version
+            self._phase = "tools/list"
+            tools = await self._list_tools(client)
+            scope.deadline = math.inf
+            self._client = client
+            self._set_tools(tools)
+            self.ready_since = time.time()
+            self._apply(lifecycle.BecameReady(self._clock()))
+            self._ready.set()
+            raise _StartFailure(await self._serve(client))
+
+    async def _open_transport(self) -> Transport:
+        config = self.config
+        if isinstance(config, StdioServerConfig):
+            process = ChildProcess(
+                config.command, config.args, config.env, config.cwd, self.log, grace=self.settings.stop_grace
+            )
+            try:
+                await process.start()
+            except SpawnError as exc:
+                self.log.note(str(exc))
+                raise _StartFailure(str(exc), exc.permanent) from exc
+            self.process = process
+            return process.transport()
+        self.log.note(f"connecting to {config.url}")
+        return remote_transport(config)
+
+    async def _serve(self, client: Client) -> str:
+        """Keep the session until something ends it; return why (a crash reason)."""
+        outcome = "connection closed"
+        async with anyio.create_task_group() as tg:
+
+            async def until_exit() -> None:
+                nonlocal outcome
+                process = self.process
+                if process is None:  # a remote server: the session ends it
+                    await anyio.Event().wait()  # not sleep_forever: see pyproject
+                    return
+                await process.exited.wait()
+                outcome = self._exit_reason(process)
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(until_exit)
+            tg.start_soon(self._refetch_loop, client)
+            if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                tg.start_soon(self._listen_loop, client)
+        return outcome
+
+    async def _listen_loop(self, client: Client) -> None:
+        # Modern-era servers announce tool changes only on a subscriptions/listen stream.
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for _event in subscription:
+                    self._refetch.set()
+        except Exception as exc:  # a server without listen support still works, it just can't notify
+            logger.debug("%s: listen stream ended: %s", self.name, exc)
+
+    async def _refetch_loop(self, client: Client) -> None:
+        while True:
+            await self._refetch.wait()
+            self._refetch.clear()
+            try:
+                with anyio.fail_after(self.start_timeout):
+                    tools = await self._list_tools(client)
+            except Exception as exc:
+                self.log.note(f"refetching tools after list_changed failed: {self._explain(exc)}")
+                continue
+            self._set_tools(tools)
+
+    async def _on_message(self, message: IncomingMessage) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            self._refetch.set()
+        elif isinstance(message, Exception):
+            logger.debug("%s: transport error: %s", self.name, message)
+
+    async def _list_tools(self, client: Client) -> list[ToolDict]:
+        tools: list[ToolDict] = []
+        cursor: str | None = None
+        for _ in range(_PAGE_CAP):
+            page = await client.list_tools(cursor=cursor, cache_mode="bypass")
+            tools.extend(t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return tools
+
+    def _set_tools(self, tools: list[ToolDict]) -> None:
+        if tools != self.tools:
+            self.tools = tools
+            self._listener(ToolsChanged(self.name, tools))
+
+    def _crashed(self, reason: str, permanent: bool = False) -> None:
+        self.last_exit = reason
+        self.log.note(reason)
+        self._apply(lifecycle.Crashed(self._clock(), reason, permanent))
+
+    # Explaining failures --------------------------------------------------------------------------
+
+    def _exit_reason(self, process: ChildProcess, when: str = "") -> str:
+        reason = process.exit.describe() + when
+        last = self.log.tail(1)
+        if last and not last[0].startswith("[mcpmanager]"):
+            reason += f" — {last[0]}"
+        return reason
+
+    def _with_stderr(self, reason: str) -> str:
+        last = [line for line in self.log.tail(5) if not line.startswith("[mcpmanager]")]
+        return f"{reason} — {last[-1]}" if last else reason
+
+    def _explain(self, exc: BaseException) -> str:
+        process = self.process
+        if process is not None and process.exited_on_its_own:
+            when = "" if self.ready_since is not None else " before the handshake finished"
+            return self._exit_reason(process, when)
+        exc = _leaf(exc)
+        if isinstance(exc, MCPError):
+            return self._with_stderr(f"protocol error: {exc}")
+        return self._with_stderr(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+
+    # Calls ----------------------------------------------------------------------------------------
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None,
+        progress: ProgressCallback | None = None,
+        input_responses: types.InputResponses | None = None,
+        request_state: str | None = None,
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        """Call a tool; failures come back as isError results naming the server and its state.
+
+        An `InputRequiredResult` (a 2026-07-28 server asking the user something) is handed back to
+        the caller as it is, and the caller's answers (`input_responses`, `request_state`) are passed
+        down on the retry: the client at the far end owns the conversation with the user."""
+        if self.status.state is State.STARTING and not self._ready.is_set():
+            wait = self.settings.starting_wait
+            with anyio.move_on_after(wait):
+                await self._ready.wait()
+            if not self._ready.is_set():
+                return self.unavailable(f"it is still starting after {wait:g} s")
+        client = self._client
+        if client is None or self.status.state is not State.READY:
+            return self.unavailable()
+        try:
+            result = await client.session.call_tool(
+                name,
+                arguments,
+                read_timeout_seconds=self.settings.call_timeout,
+                progress_callback=progress,
+                input_responses=input_responses,
+                request_state=request_state,
+                allow_input_required=True,
+            )
+            if isinstance(result, types.CallToolResult | types.InputRequiredResult):
+                return _without_server_info(result)
+            return error_result(f"Server '{self.name}' answered '{name}' with an unknown result shape.")
+        except MCPError as exc:
+            if exc.error.code != types.CONNECTION_CLOSED:
+                return error_result(f"Server '{self.name}' rejected the call to '{name}': {exc}")
+            await self._settle()  # the server died under the call: say how, once the exit is known
+            return self.unavailable(f"the connection closed during the call to '{name}'")
+        except TimeoutError:
+            waited = self.settings.call_timeout
+            return error_result(f"Server '{self.name}' did not answer '{name}' within {waited:g} s.")
+        except Exception as exc:  # the connection broke under the call: most likely the server died
+            logger.debug("%s: call to %s failed", self.name, name, exc_info=True)
+            await self._settle()
+            return self.unavailable(f"the call to '{name}' was cut off ({type(_leaf(exc)).__name__})")
+
+    async def _settle(self) -> None:
+        # Give the exit watcher a moment so the error names the real state, not "ready".
+        with anyio.move_on_after(1.0):
+            while self.status.state is State.READY:
+                await anyio.sleep(0.02)
+
+    def unavailable(self, detail: str | None = None) -> types.CallToolResult:
+        lines = [f"Server '{self.name}' is unavailable ({self.status.describe()})."]
+        if detail:
+            lines[0] = f"Server '{self.name}' is unavailable: {detail} ({self.status.describe()})."
+        tail = [line for line in self.log.tail(8) if line.strip()]
+        if tail:
+            lines.append("Last stderr lines:")
+            lines.extend(f"  {line}" for line in tail)
+        return error_result("\n".join(lines))
+
+
+def _without_server_info(
+    result: types.CallToolResult | types.InputRequiredResult,
+) -> types.CallToolResult | types.InputRequiredResult:
+    """Drop the downstream's identity stamp: the client talks to mcpmanager, which stamps its own."""
+    meta = result.meta
+    if not meta or types.SERVER_INFO_META_KEY not in meta:
+        return result
+    rest = {k: v for k, v in meta.items() if k != types.SERVER_INFO_META_KEY}
+    return result.model_copy(update={"meta": rest or None})
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _file_safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "server"

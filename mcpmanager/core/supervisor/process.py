@@ -1,0 +1,262 @@
+"""The child process of a stdio server, owned by us: pid, exit code, live stderr, stop ladder.
+
+The SDK's `stdio_client` hides the pid and the exit code and wants stderr as a file. We spawn the
+child ourselves in a new session (its own process group, so grandchildren from `npx`/`uvx` are
+reachable), pump stdin/stdout as MCP messages and stderr into a `StderrLog`, and stop the whole group
+with the ladder: close stdin → wait → SIGTERM the group → wait → SIGKILL the group.
+
+`ChildProcess.transport()` is an SDK `Transport`, so `mcp.Client` drives the session over it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
+
+import anyio
+import anyio.abc
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.client._transport import TransportStreams
+from mcp.shared.message import SessionMessage
+
+from mcpmanager.core.supervisor.stderr_log import StderrLog
+from mcpmanager.core.system.command_path import prepare_spawn
+
+_CHUNK = 65536
+_POLL = 0.05
+# The environment a child inherits from us, beyond what its config sets: enough for a shell-like
+# start (PATH for npx/uvx, HOME for caches, locale for decoding) without leaking everything.
+_INHERITED = (
+    "HOME", "LOGNAME", "USER", "PATH", "SHELL", "TERM", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR",
+    "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "NODE_PATH",
+    "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS",
+    "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
+    "SYSTEMROOT", "APPDATA", "LOCALAPPDATA", "USERPROFILE", "PATHEXT", "TEMP", "TMP",
+)  # fmt: skip
+
+
+def child_environment(extra: Mapping[str, str]) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k in _INHERITED and not v.startswith("()")}
+    env.update(extra)
+    return env
+
+
+@dataclass(frozen=True)
+class Exit:
+    """How a child ended, as text a person can act on (qutebrowser's ProcessOutcome, in spirit)."""
+
+    code: int | None
+
+    def describe(self) -> str:
+        if self.code is None:
+            return "still running"
+        if self.code < 0:
+            try:
+                name = signal.Signals(-self.code).name
+            except ValueError:
+                name = f"signal {-self.code}"
+            return f"killed by {name}"
+        return f"exited {self.code}"
+
+
+class SpawnError(Exception):
+    """The command could not be started at all; `permanent` when retrying cannot help."""
+
+    def __init__(self, message: str, permanent: bool) -> None:
+        super().__init__(message)
+        self.permanent = permanent
+
+
+def _not_found(command: str, cwd: str | None) -> str:
+    if cwd and not os.path.isdir(cwd):
+        return f"working directory not found: {cwd}"
+    return f"command not found: {command}"
+
+
+class ChildProcess:
+    def __init__(
+        self,
+        command: str,
+        args: Sequence[str],
+        env: Mapping[str, str],
+        cwd: str | None,
+        log: StderrLog,
+        grace: float = 2.0,
+    ) -> None:
+        self.command = command
+        self.args = list(args)
+        self.env = dict(env)
+        self.cwd = cwd
+        self.log = log
+        self.grace = grace
+        self._process: anyio.abc.Process | None = None
+        self.exited = anyio.Event()
+        self.exited_on_its_own = False  # it ended before we began stopping it: a crash, not our stop
+        self.stdout_noise = 0  # non-protocol lines a server printed on stdout
+        self._stdout_eof = False
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process else None
+
+    @property
+    def exit(self) -> Exit:
+        return Exit(self._process.returncode if self._process else None)
+
+    async def start(self) -> None:
+        try:
+            # Resolve like the user's shell (a GUI lacks its PATH; Windows needs PATHEXT and cmd.exe)
+            # and give the child that PATH too, so `npx` finds `node`.
+            target, env = prepare_spawn(self.command, self.args, child_environment(self.env), self.cwd)
+            self._process = await anyio.open_process(
+                target,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                cwd=self.cwd,
+                start_new_session=True,
+            )
+        except FileNotFoundError as exc:
+            raise SpawnError(_not_found(self.command, self.cwd), permanent=True) from exc
+        except PermissionError as exc:
+            raise SpawnError(f"permission denied: {self.command}", permanent=True) from exc
+        except OSError as exc:
+            raise SpawnError(f"cannot start {self.command}: {exc.strerror or exc}", permanent=False) from exc
+        except ValueError as exc:  # an argument no command line can carry (NUL, a line break for cmd.exe)
+            raise SpawnError(f"cannot start {self.command}: {exc}", permanent=True) from exc
+        self.log.note(f"started pid {self._process.pid}: {self.command} {' '.join(self.args)}".rstrip())
+
+    @contextlib.asynccontextmanager
+    async def transport(self) -> AsyncIterator[TransportStreams]:
+        """Pump the running child's pipes as MCP messages for as long as the context is open."""
+        process = self._process
+        assert process is not None and process.stdin and process.stdout and process.stderr
+        to_session, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](0)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._pump_stdout, process.stdout, to_session)
+            tg.start_soon(self._pump_stdin, process.stdin, from_session)
+            tg.start_soon(self._pump_stderr, process.stderr)
+            tg.start_soon(self._watch_exit, process)
+            try:
+                yield read_stream, write_stream
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await self.stop()
+                    for stream in (read_stream, write_stream):
+                        await stream.aclose()
+                tg.cancel_scope.cancel()
+
+    async def stop(self) -> None:
+        """The stop ladder over the whole process group; safe to call twice or after an exit."""
+        process = self._process
+        if process is None:
+            return
+        if self._stdout_eof and process.returncode is None:
+            await self._wait(process, 0.5)  # stdout closed: it is exiting; let it be reaped first
+        if process.returncode is not None and not self.exited.is_set():
+            self.exited_on_its_own = True
+        self.exited.set()
+        if process.stdin is not None:
+            with contextlib.suppress(Exception):
+                await process.stdin.aclose()
+        if not await self._wait(process, self.grace):
+            self._signal_group(process.pid, signal.SIGTERM)
+            if not await self._wait(process, self.grace):
+                self._signal_group(process.pid, signal.SIGKILL)
+                await self._wait(process, self.grace)
+        # The leader is gone; grandchildren that stayed behind in its group must not be orphaned.
+        if self._group_alive(process.pid):
+            self._signal_group(process.pid, signal.SIGTERM)
+            deadline = anyio.current_time() + self.grace
+            while self._group_alive(process.pid) and anyio.current_time() < deadline:
+                await anyio.sleep(_POLL)
+            self._signal_group(process.pid, signal.SIGKILL)
+        # Close the asyncio subprocess transport or it warns at GC while a descendant held a pipe.
+        with contextlib.suppress(Exception):
+            await process.aclose()
+
+    @staticmethod
+    async def _wait(process: anyio.abc.Process, timeout: float) -> bool:
+        # Poll returncode rather than process.wait(): that also waits for pipe EOF, and a grandchild
+        # holding the pipes would make an exited server look hung.
+        with anyio.move_on_after(timeout):
+            while process.returncode is None:
+                await anyio.sleep(_POLL)
+        return process.returncode is not None
+
+    @staticmethod
+    def _signal_group(pid: int, sig: signal.Signals) -> None:
+        if sys.platform == "win32":  # pragma: no cover - no process groups there
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, sig)
+
+    @staticmethod
+    def _group_alive(pid: int) -> bool:
+        if sys.platform == "win32":  # pragma: no cover
+            return False
+        try:
+            os.killpg(pid, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+
+    async def _watch_exit(self, process: anyio.abc.Process) -> None:
+        while process.returncode is None:
+            await anyio.sleep(_POLL)
+        if not self.exited.is_set():
+            self.exited_on_its_own = True
+            self.exited.set()
+
+    async def _pump_stdout(
+        self, stdout: anyio.abc.ByteReceiveStream, sink: MemoryObjectSendStream[SessionMessage | Exception]
+    ) -> None:
+        buffer = b""
+        async with sink:
+            with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                while True:
+                    buffer += await stdout.receive(_CHUNK)
+                    *lines, buffer = buffer.split(b"\n")
+                    for line in lines:
+                        message = self._parse(line)
+                        if message is not None:
+                            await sink.send(message)
+        self._stdout_eof = True
+
+    def _parse(self, line: bytes) -> SessionMessage | None:
+        text = line.decode("utf-8", "replace").strip()
+        if not text:
+            return None
+        try:
+            return SessionMessage(types.jsonrpc_message_adapter.validate_json(text, by_name=False))
+        except ValueError:
+            # Some servers log to stdout. Feeding that to the session would fail it; keeping it in
+            # the stderr pane instead tells the user what the server said and keeps the session.
+            self.stdout_noise += 1
+            self.log.add([f"[stdout, not MCP] {text}"])
+            return None
+
+    async def _pump_stdin(
+        self, stdin: anyio.abc.ByteSendStream, source: MemoryObjectReceiveStream[SessionMessage]
+    ) -> None:
+        async with source:
+            try:
+                async for message in source:
+                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await stdin.send(data.encode() + b"\n")
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                return
+
+    async def _pump_stderr(self, stderr: anyio.abc.ByteReceiveStream) -> None:
+        with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            while True:
+                self.log.feed(await stderr.receive(_CHUNK))
+        self.log.finish()
