@@ -28,7 +28,9 @@ from pathlib import Path
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from tests.e2e.support import bridge_env, stop_engines, user_home
+from tests.helpers.clients import bridge_env
+from tests.helpers.engines import stop_engines
+from tests.helpers.fixture_servers import engine_home
 
 
 async def initialize_time(home: Path, display: str | None) -> float:
@@ -45,7 +47,7 @@ async def measure(runs: int, display: str | None) -> dict[str, list[float]]:
     warm: list[float] = []
     with tempfile.TemporaryDirectory(prefix="bench-connect-") as scratch:
         for index in range(runs):
-            home = user_home(Path(scratch) / f"home-{index}")
+            home = engine_home(Path(scratch) / f"home-{index}")
             try:
                 cold.append(await initialize_time(home, display))
                 for _ in range(runs):

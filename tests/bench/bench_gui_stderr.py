@@ -46,7 +46,7 @@ from mcpmanager.core.supervisor.events import StatusChanged
 from mcpmanager.core.supervisor.stderr_log import LogLine
 from mcpmanager.core.system.paths import Paths
 from mcpmanager.gui.log_view import LogView
-from tests.e2e.support import FAST, fixture, write_config
+from tests.helpers.fixture_servers import FAST, fixture, write_config
 
 HEARTBEAT_MS = 5
 SERVER = "noisy"

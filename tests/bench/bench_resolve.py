@@ -26,8 +26,8 @@ from typing import Any
 
 from mcpmanager.core.catalogue.catalogue import Catalogue
 from mcpmanager.core.resolve.names import NameResolver
-from tests.bench.resolve_cases import NameCase, Tool, all_cases
-from tests.bench.resolve_eval import Report, evaluate
+from tests.helpers.resolve_cases import NameCase, Tool, all_cases
+from tests.helpers.resolve_eval import Report, evaluate
 
 SIZES = (2_000, 20_000)
 SAMPLE = 300  # wrong names timed per size

@@ -5,7 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.support import stop_engines, user_home
+from tests.helpers.engines import stop_engines
+from tests.helpers.fixture_servers import engine_home
+from tests.helpers.published import Config, install_published
 
 
 @pytest.fixture
@@ -18,8 +20,14 @@ def home(tmp_path: Path) -> Path:
 @pytest.fixture
 def user(tmp_path: Path) -> Iterator[Path]:
     """A user's mcpmanager home with two fixture servers in its config; no engine runs yet."""
-    home = user_home(tmp_path / "home")
+    home = engine_home(tmp_path / "home")
     try:
         yield home
     finally:
         stop_engines(home)
+
+
+@pytest.fixture(scope="session")
+def published() -> Config:
+    """Install the published servers (a no-op when they are) and return the generated config."""
+    return install_published()

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from mcpmanager import __version__
-from tests.e2e.support import FAST, fixture, serve_client, wait_for, write_config
+from tests.helpers.clients import serve_client
+from tests.helpers.engines import wait_for
+from tests.helpers.fixture_servers import FAST, fixture, write_config
 
 BROKEN = {
     # name: (config text, what the one stderr line must contain after "<file>:")

@@ -23,7 +23,7 @@ from mcpmanager.commands import clients
 from mcpmanager.core.clients.backups import list_backups
 from mcpmanager.core.clients.install import STASH_KEY
 from mcpmanager.core.system.own_command import mcpmanager_command
-from tests.client_samples import files_under, parse, user_home
+from tests.helpers.client_samples import files_under, parse, user_home
 
 CURSOR = ".cursor/mcp.json"
 VSCODE = ".config/Code/User/mcp.json"

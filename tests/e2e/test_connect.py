@@ -18,7 +18,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from tests.e2e.support import Notes, bridge_env, connected, engine_pid, engines, pid_alive, text_of, wait_for
+from tests.helpers.clients import Notes, bridge_env, connected, text_of
+from tests.helpers.engines import engine_pid, engines, pid_alive, wait_for
 
 ERAS = ["legacy", "auto"]
 META = {"discover_tools", "search_tools_regex", "get_tool_schema", "call_tool"}

@@ -19,7 +19,8 @@ from mcpmanager.core.engine.engine import Engine
 from mcpmanager.core.engine.events import ConfigApplied
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.system.paths import Paths
-from tests.e2e.support import FAST, fixture, wait_for, write_config
+from tests.helpers.engines import wait_for
+from tests.helpers.fixture_servers import FAST, fixture, write_config
 
 
 @pytest.fixture

@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.support import FAST, Notes, fixture, serve_client, text_of, wait_for, write_config
+from tests.helpers.clients import Notes, serve_client, text_of
+from tests.helpers.engines import wait_for
+from tests.helpers.fixture_servers import FAST, fixture, write_config
 
 TOOLS = [
     {

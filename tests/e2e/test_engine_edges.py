@@ -17,7 +17,9 @@ from mcpmanager.core.engine.engine import Engine
 from mcpmanager.core.supervisor.downstream import Downstream
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.system.paths import Paths
-from tests.e2e.support import FAST, fixture, pid_alive, text_of, wait_for
+from tests.helpers.clients import text_of
+from tests.helpers.engines import pid_alive, wait_for
+from tests.helpers.fixture_servers import FAST, fixture
 
 BUILTINS = {"echo", "add", "fail", "slow", "sleep", "whoami", "stderr"}
 

@@ -22,7 +22,9 @@ from mcp.client.stdio import stdio_client
 from mcp.client.subscriptions import ToolsListChanged
 from mcp.shared.exceptions import MCPError
 
-from tests.e2e.support import FIXTURE_SERVER, pid_alive, text_of, wait_for
+from tests.helpers.clients import text_of
+from tests.helpers.engines import pid_alive, wait_for
+from tests.helpers.fixture_servers import FIXTURE_SERVER
 
 DEMO = Path(__file__).resolve().parent.parent.parent / "resources" / "demo"
 ERAS = ["legacy", "auto"]

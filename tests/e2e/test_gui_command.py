@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.e2e.support import pid_alive
+from tests.helpers.engines import pid_alive
 
 
 def status(home: Path) -> list[dict[str, object]]:

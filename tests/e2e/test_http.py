@@ -26,7 +26,9 @@ from mcpmanager.core.engine.engine import Engine
 from mcpmanager.core.supervisor.downstream import Downstream
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.system.paths import Paths
-from tests.e2e.support import FAST, fixture, home_token, http_client, pid_alive, text_of, wait_for, write_config
+from tests.helpers.clients import http_client, text_of
+from tests.helpers.engines import home_token, pid_alive, wait_for
+from tests.helpers.fixture_servers import FAST, fixture, write_config
 
 ERAS = ["legacy", "auto"]
 LISTENING = re.compile(r"serving (\d+) servers on (http://127\.0\.0\.1:\d+/mcp)")

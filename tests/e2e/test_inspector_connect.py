@@ -13,10 +13,8 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.e2e.support import engines, wait_for
-from tests.e2e.test_published import INSPECTOR, Config, published
-
-__all__ = ["published"]  # the fixture that installs the Inspector with the published servers
+from tests.helpers.engines import engines, wait_for
+from tests.helpers.published import INSPECTOR, Config
 
 pytestmark = [pytest.mark.published, pytest.mark.timeout(180, func_only=True)]
 

@@ -20,7 +20,9 @@ from mcpmanager.core.config.settings import SupervisorSettings
 from mcpmanager.core.supervisor.downstream import Downstream
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.system.own_command import mcpmanager_command
-from tests.e2e.support import FIXTURE_SERVER, pid_alive, text_of, wait_for
+from tests.helpers.clients import text_of
+from tests.helpers.engines import pid_alive, wait_for
+from tests.helpers.fixture_servers import FIXTURE_SERVER
 
 GUI_PATH = "/usr/bin:/bin"  # roughly what a desktop-started app inherits
 SETTINGS = SupervisorSettings(start_timeout=20, backoff_initial=0.2, backoff_max=1, stop_grace=1)

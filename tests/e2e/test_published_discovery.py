@@ -16,9 +16,9 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from tests.e2e import test_published
-from tests.e2e.support import Notes, serve_client, text_of, wait_for
-from tests.e2e.test_published import (
+from tests.helpers.clients import Notes, serve_client, text_of
+from tests.helpers.engines import wait_for
+from tests.helpers.published import (
     CALL_TIMEOUT,
     CATALOGUE_TIMEOUT,
     ERAS,
@@ -32,8 +32,6 @@ from tests.e2e.test_published import (
     status,
     wait_status,
 )
-
-published = test_published.published  # its session fixture: install (once) and the generated config
 
 pytestmark = [pytest.mark.published, pytest.mark.timeout(180, func_only=True)]
 

@@ -17,57 +17,12 @@ from mcpmanager.core.engine.engine import Engine
 from mcpmanager.core.proxy.activity import CallRecord
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.system.paths import Paths
-from tests.e2e import test_published
-from tests.e2e.support import FAST, fixture, serve_client, text_of, wait_for, write_config
+from tests.helpers import published as published_servers
+from tests.helpers.clients import serve_client, text_of
+from tests.helpers.engines import wait_for
+from tests.helpers.fixture_servers import FAST, fixture, write_config
+from tests.helpers.sample_tools import STRING, TOOLS, schema
 
-STRING = {"type": "string"}
-NUMBER = {"type": "integer"}
-
-
-def schema(properties: dict[str, Any], *required: str) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": list(required)}
-
-
-REPO = {"owner": STRING, "repo": STRING}
-TOOLS = [
-    {
-        "name": "create_issue",
-        "description": "Create a new issue in a repository.",
-        "inputSchema": schema({**REPO, "title": STRING, "body": STRING}, "owner", "repo", "title"),
-    },
-    {
-        "name": "get_issue",
-        "description": "Get one issue.",
-        "inputSchema": schema({**REPO, "issue_number": NUMBER}, "owner", "repo", "issue_number"),
-        "annotations": {"readOnlyHint": True},
-    },
-    {
-        "name": "delete_issue",
-        "description": "Delete an issue for good.",
-        "inputSchema": schema({**REPO, "issue_number": NUMBER}, "owner", "repo", "issue_number"),
-        "annotations": {"destructiveHint": True},
-    },
-    {
-        "name": "search_code",
-        "description": "Search code.",
-        "inputSchema": schema({"query": STRING, "limit": NUMBER}, "query"),
-    },
-    {
-        "name": "edit_file",
-        "description": "Replace a file's content.",
-        "inputSchema": schema({"path": STRING, "content": STRING}, "path", "content"),
-    },
-    {
-        "name": "get_weather",
-        "description": "Current weather at a place given by coordinates.",
-        "inputSchema": schema({"latitude": NUMBER, "longitude": NUMBER}, "latitude", "longitude"),
-    },
-    {
-        "name": "get_weather_by_city",
-        "description": "Current weather in a city.",
-        "inputSchema": schema({"city": STRING}, "city"),
-    },
-]
 SQLITE = [  # as mcp-server-sqlite names them
     {"name": "read_query", "description": "Run a SELECT.", "inputSchema": schema({"query": STRING}, "query")},
     {"name": "write_query", "description": "Run an INSERT.", "inputSchema": schema({"query": STRING}, "query")},
@@ -217,21 +172,22 @@ async def test_the_activity_log_records_how_each_call_was_resolved(setup: Path, 
 
 # Real published servers (installed by scripts/install-published-servers.sh) -----------------------
 
-published = test_published.published  # its session fixture: install (once) and the generated config
-
 
 @pytest.mark.published
 @pytest.mark.timeout(180, func_only=True)
 @pytest.mark.parametrize(("mode", "via", "era"), [("discovery", "call_tool", "auto"), ("direct", "direct", "legacy")])
 async def test_wrong_names_reach_real_servers(
-    published: test_published.Config, tmp_path: Path, home: Path, mode: str, via: str, era: str
+    published: published_servers.Config, tmp_path: Path, home: Path, mode: str, via: str, era: str
 ) -> None:
-    config = test_published.make_config(published, tmp_path / "config", only=["filesystem", "git", "time", "memory"])
-    hello = test_published.sandbox(published) / "files" / "hello.txt"
-    repo = test_published.git_repo(published)
+    config = published_servers.make_config(published, tmp_path / "config", only=["filesystem", "git", "time", "memory"])
+    hello = published_servers.sandbox(published) / "files" / "hello.txt"
+    repo = published_servers.git_repo(published)
     async with serve_client(config, home, era, mode=mode) as client:
-        await test_published.wait_status(
-            home, lambda s: all(v["state"] == "ready" for v in s.values()), test_published.CATALOGUE_TIMEOUT, "ready"
+        await published_servers.wait_status(
+            home,
+            lambda s: all(v["state"] == "ready" for v in s.values()),
+            published_servers.CATALOGUE_TIMEOUT,
+            "ready",
         )
         # Spellings, prefixes, typos and argument names a model produces, answered by the real servers.
         text = text_of(await call(client, via, "readTextFile", {"file_path": str(hello)}))

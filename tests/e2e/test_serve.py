@@ -11,7 +11,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.e2e.support import FAST, Notes, fixture, pid_alive, serve_client, text_of, wait_for, write_config
+from tests.helpers.clients import Notes, serve_client, text_of
+from tests.helpers.engines import pid_alive, wait_for
+from tests.helpers.fixture_servers import FAST, fixture, write_config
 
 ERAS = ["legacy", "auto"]
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import anyio
 
-from tests.e2e.support import bridge_env, connected, engines, pid_alive, text_of, wait_for
+from tests.helpers.clients import bridge_env, connected, text_of
+from tests.helpers.engines import engines, pid_alive, wait_for
 
 
 def mcpmanager(home: Path, *args: str, gui: bool = False) -> subprocess.CompletedProcess[str]:

@@ -8,30 +8,14 @@ inside a coroutine breaks qasync (docs/development.md, Rules the code keeps).
 
 from __future__ import annotations
 
-import asyncio
 import os
-import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
 import qasync
 from PySide6.QtWidgets import QApplication
 
-from mcpmanager.core.config.load import load_config
-from mcpmanager.core.engine.control import Control
-from mcpmanager.core.engine.engine import Engine
-from mcpmanager.core.system.paths import Paths
-from mcpmanager.gui.context import GuiContext
-from mcpmanager.gui.engine_signals import EngineSignals
-from mcpmanager.gui.errors import ErrorFunnel
-from tests.e2e.support import FAST, fixture, write_config
-
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
-__all__ = ["FAST", "fixture", "gui_context", "until"]
 
 
 def _app() -> QApplication:
@@ -59,42 +43,6 @@ def _new_loop() -> qasync.QEventLoop:
 
 def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item) -> dict[str, Any]:
     return {"qasync": _new_loop}
-
-
-async def until(predicate: Callable[[], object], timeout: float = 20.0, interval: float = 0.02) -> None:
-    """Poll `predicate` while the loop (Qt and asyncio) runs; fail with its last value after `timeout`."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {predicate!r} (last: {value!r})")
-        await asyncio.sleep(interval)
-
-
-@asynccontextmanager
-async def gui_context(
-    folder: Path, servers: dict[str, Any], mode: str = "discovery", started: bool = True, **sections: Any
-) -> AsyncIterator[GuiContext]:
-    """A real engine on a real config file with these servers (see tests.e2e.support.fixture), its
-    signals, control and error funnel (`started=False`: the test starts the engine, as the app does
-    after building the window). Stops every server on the way out."""
-    sections.setdefault("supervisor", FAST)
-    path = write_config(folder, servers, **sections)
-    home = folder / "home"
-    paths = Paths.resolve(config_file=path, env={"MCPMANAGER_HOME": str(home)})
-    engine = Engine(load_config(path), paths, mode)  # type: ignore[arg-type]
-    signals = EngineSignals(engine, interval_ms=20)
-    funnel = ErrorFunnel()
-    ctx = GuiContext(engine, signals, Control(engine.paths.config_file, engine), funnel)
-    if started:
-        await engine.start()
-    try:
-        yield ctx
-    finally:
-        signals.close()
-        await engine.stop()
 
 
 @pytest.fixture(scope="session")

@@ -36,7 +36,8 @@ from mcpmanager.gui.activity_model import (
 )
 from mcpmanager.gui.activity_page import KEY_ROLE, ActivityPage
 from mcpmanager.gui.context import GuiContext
-from tests.gui.conftest import fixture, gui_context, until
+from tests.helpers.fixture_servers import fixture
+from tests.helpers.gui import gui_context, until
 
 DELETE_FILE = {
     "name": "delete_file",

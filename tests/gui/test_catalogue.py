@@ -36,7 +36,8 @@ from mcpmanager.gui.catalogue_model import (
 )
 from mcpmanager.gui.catalogue_page import CataloguePage
 from mcpmanager.gui.context import GuiContext
-from tests.gui.conftest import fixture, gui_context, until
+from tests.helpers.fixture_servers import fixture
+from tests.helpers.gui import gui_context, until
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "data" / "catalogues" / "published.json"
 BUILTINS = 7  # echo, add, fail, slow, sleep, whoami, stderr: every fixture server has them

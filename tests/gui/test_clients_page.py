@@ -14,8 +14,9 @@ from mcpmanager.core.clients.backups import list_backups
 from mcpmanager.core.clients.install import STASH_KEY
 from mcpmanager.core.serve.bearer_token import ensure_token, token_path
 from mcpmanager.gui.clients_page import ClientRow, ClientsPage
-from tests.client_samples import files_under, parse, user_home
-from tests.gui.conftest import fixture, gui_context, until
+from tests.helpers.client_samples import files_under, parse, user_home
+from tests.helpers.fixture_servers import fixture
+from tests.helpers.gui import gui_context, until
 
 COMMAND = ["/opt/mcpmanager/bin/mcpmanager"]
 

@@ -12,7 +12,8 @@ from mcp import Client
 from mcpmanager.core.serve.http import serve_http
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.tasks import spawn
-from tests.gui.conftest import fixture, gui_context, until
+from tests.helpers.fixture_servers import fixture
+from tests.helpers.gui import gui_context, until
 
 
 async def test_a_remote_server_through_an_endpoint_on_the_qt_loop(tmp_path: Path) -> None:

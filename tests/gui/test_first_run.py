@@ -20,7 +20,8 @@ from mcpmanager.gui.context import GuiContext
 from mcpmanager.gui.engine_signals import EngineSignals
 from mcpmanager.gui.errors import ErrorFunnel
 from mcpmanager.gui.first_run import FirstRunBanner
-from tests.gui.conftest import fixture, until
+from tests.helpers.fixture_servers import fixture
+from tests.helpers.gui import until
 
 
 @asynccontextmanager

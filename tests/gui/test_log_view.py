@@ -16,7 +16,8 @@ from pytestqt.qtbot import QtBot
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.supervisor.stderr_log import StderrLog
 from mcpmanager.gui.log_view import PENDING_LINES, VIEW_LINES, LogView
-from tests.gui.conftest import fixture, gui_context, until
+from tests.helpers.fixture_servers import fixture
+from tests.helpers.gui import gui_context, until
 
 FLOOD = 20_000
 _NUMBER = re.compile(r"flood line (\d+)$")

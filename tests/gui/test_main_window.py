@@ -14,8 +14,9 @@ from mcpmanager.core.serve.http import serve_http
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.tasks import spawn
 from mcpmanager.gui.main_window import MainWindow
-from tests.e2e.support import http_client
-from tests.gui.conftest import fixture, gui_context, until
+from tests.helpers.clients import http_client
+from tests.helpers.fixture_servers import fixture
+from tests.helpers.gui import gui_context, until
 
 
 async def test_the_status_bar_tells_endpoint_clients_context_and_servers(tmp_path: Path, qtbot: QtBot) -> None:

@@ -20,8 +20,8 @@ from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.gui.context import GuiContext
 from mcpmanager.gui.secret_table import MASK
 from mcpmanager.gui.server_editor import ServerEditor, copy_name
-from tests.e2e.support import FIXTURE_SERVER
-from tests.gui.conftest import fixture, gui_context, until
+from tests.helpers.fixture_servers import FIXTURE_SERVER, fixture
+from tests.helpers.gui import gui_context, until
 
 
 def on_disk(ctx: GuiContext) -> dict[str, Any]:

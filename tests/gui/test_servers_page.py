@@ -17,7 +17,8 @@ from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.gui import style
 from mcpmanager.gui.servers_model import NAME, STATE, TOOLS
 from mcpmanager.gui.servers_page import ServersPage
-from tests.gui.conftest import fixture, gui_context, until
+from tests.helpers.fixture_servers import fixture
+from tests.helpers.gui import gui_context, until
 
 SERVERS = {
     "steady": fixture("--name", "steady"),

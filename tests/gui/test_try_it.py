@@ -17,8 +17,9 @@ from pytestqt.qtbot import QtBot
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.gui.context import GuiContext
 from mcpmanager.gui.try_it_page import NAME, SCORE, TryItPage
-from tests.e2e.test_resolution import TOOLS
-from tests.gui.conftest import fixture, gui_context, until
+from tests.helpers.fixture_servers import fixture
+from tests.helpers.gui import gui_context, until
+from tests.helpers.sample_tools import TOOLS
 
 
 @pytest.fixture

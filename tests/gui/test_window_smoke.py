@@ -8,7 +8,8 @@ from pytestqt.qtbot import QtBot
 
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.gui.main_window import MainWindow
-from tests.gui.conftest import fixture, gui_context, until
+from tests.helpers.fixture_servers import fixture
+from tests.helpers.gui import gui_context, until
 
 
 async def test_the_window_follows_the_engine(tmp_path: Path, qtbot: QtBot) -> None:

@@ -21,7 +21,8 @@ from mcp.client.stdio import stdio_client
 
 from mcpmanager import __version__
 from mcpmanager.core.engine.advertisement import read_advertisements
-from tests.e2e.support import pid_alive, stop_engines, text_of, wait_for
+from tests.helpers.clients import text_of
+from tests.helpers.engines import pid_alive, stop_engines, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD_TIMEOUT = 900  # PyInstaller takes about a minute here; pip may first download it

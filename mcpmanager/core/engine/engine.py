@@ -27,6 +27,7 @@ from mcpmanager.core.signals import Signal
 from mcpmanager.core.supervisor.downstream import Downstream
 from mcpmanager.core.supervisor.events import DownstreamEvent, ToolsChanged
 from mcpmanager.core.supervisor.lifecycle import State
+from mcpmanager.core.supervisor.process import Spawner, spawn_child
 from mcpmanager.core.system.paths import Paths
 from mcpmanager.core.tasks import spawn
 
@@ -54,8 +55,17 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 
 
 class Engine:
-    def __init__(self, config: Config, paths: Paths, mode: Mode | None = None, identity: Identity = Identity()) -> None:
+    def __init__(
+        self,
+        config: Config,
+        paths: Paths,
+        mode: Mode | None = None,
+        identity: Identity = Identity(),
+        spawner: Spawner = spawn_child,
+    ) -> None:
+        """`spawner` makes stdio servers' child processes (tests pass a fake one)."""
         self.config = config
+        self._spawner = spawner
         self.paths = paths
         self.identity = identity
         self.catalogue = Catalogue(paths.cache_dir / "catalogue.json", config.proxy.max_name_length)
@@ -112,7 +122,8 @@ class Engine:
         self.events.emit(ConfigApplied(tuple(config.servers)))
 
     def _run(self, server: ServerConfig) -> None:
-        downstream = Downstream(server, self.config.supervisor, self.paths.log_dir, self._on_downstream)
+        settings, log_dir = self.config.supervisor, self.paths.log_dir
+        downstream = Downstream(server, settings, log_dir, self._on_downstream, spawner=self._spawner)
         self.downstreams[server.name] = downstream
         if server.disabled:
             downstream.disable()

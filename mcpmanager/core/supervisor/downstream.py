@@ -32,7 +32,7 @@ from mcpmanager.core.sdk_compat import Transport, pass_results_through
 from mcpmanager.core.supervisor import lifecycle
 from mcpmanager.core.supervisor.events import Listener, StatusChanged, ToolDict, ToolsChanged
 from mcpmanager.core.supervisor.lifecycle import Lifecycle, State, Status
-from mcpmanager.core.supervisor.process import ChildProcess, SpawnError
+from mcpmanager.core.supervisor.process import ChildProcess, Spawner, SpawnError, spawn_child
 from mcpmanager.core.supervisor.remote import remote_transport
 from mcpmanager.core.supervisor.stderr_log import StderrLog
 from mcpmanager.core.tasks import spawn
@@ -59,8 +59,11 @@ class Downstream:
         log_dir: Path | None,
         listener: Listener,
         clock: Callable[[], float] = time.monotonic,
+        spawner: Spawner = spawn_child,
     ) -> None:
+        """`spawner` makes the child process of a stdio server (tests pass a fake one)."""
         self.config = config
+        self._spawner = spawner
         self.name = config.name
         self.settings = settings
         self._listener = listener
@@ -203,9 +206,7 @@ class Downstream:
     async def _open_transport(self) -> Transport:
         config = self.config
         if isinstance(config, StdioServerConfig):
-            process = ChildProcess(
-                config.command, config.args, config.env, config.cwd, self.log, grace=self.settings.stop_grace
-            )
+            process = self._spawner(config, self.log, self.settings.stop_grace)
             try:
                 await process.start()
             except SpawnError as exc:

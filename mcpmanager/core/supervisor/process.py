@@ -15,16 +15,17 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import anyio
 import anyio.abc
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
 
+from mcpmanager.core.config.servers import StdioServerConfig
+from mcpmanager.core.sdk_compat import TransportStreams
 from mcpmanager.core.supervisor.stderr_log import StderrLog
 from mcpmanager.core.system.command_path import prepare_spawn
 
@@ -260,3 +261,11 @@ class ChildProcess:
             while True:
                 self.log.feed(await stderr.receive(_CHUNK))
         self.log.finish()
+
+
+Spawner = Callable[[StdioServerConfig, StderrLog, float], ChildProcess]
+
+
+def spawn_child(config: StdioServerConfig, log: StderrLog, grace: float) -> ChildProcess:
+    """The child process of a stdio server (not started yet); `grace` is each step of the stop ladder."""
+    return ChildProcess(config.command, config.args, config.env, config.cwd, log, grace=grace)

@@ -20,7 +20,7 @@ from mcpmanager.commands.resolve import build_resolver
 from mcpmanager.core.catalogue.catalogue import Catalogue
 from mcpmanager.core.config.model import Config
 from mcpmanager.core.resolve.resolver import Resolver
-from tests.bench.resolve_cases import ArgumentCase, NameCase, Tool
+from tests.helpers.resolve_cases import ArgumentCase, NameCase, Tool
 
 RECOVER_DEPTH = 3
 

@@ -12,8 +12,8 @@ import pytest
 from mcpmanager.core.clients.locations import client_locations
 from mcpmanager.core.clients.reading import ClientConfig, find_client_configs, read_client_config
 from mcpmanager.core.config.servers import HttpServerConfig, StdioServerConfig
+from tests.helpers.client_samples import SAMPLES
 
-SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "client_configs"
 LINUX, MACOS, WINDOWS, BROKEN = (SAMPLES / name for name in ("linux", "macos", "windows", "broken"))
 # Every token in the samples: none may ever appear in a problem line.
 FAKE_SECRETS = [

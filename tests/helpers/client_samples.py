@@ -9,7 +9,7 @@ from pathlib import Path
 
 from mcpmanager.core.config.json_text import clean_jsonc
 
-SAMPLES = Path(__file__).resolve().parent / "fixtures" / "client_configs"
+SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "client_configs"
 
 
 def user_home(tmp_path: Path, sample: str = "linux") -> Path:

@@ -30,8 +30,8 @@ from mcpmanager.core.config.model import Config, ConfigError
 from mcpmanager.core.config.save import save_config
 from mcpmanager.core.config.servers import HttpServerConfig, StdioServerConfig
 from mcpmanager.core.engine.control import Control
+from tests.helpers.client_samples import SAMPLES
 
-SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "client_configs"
 HOMES = {"linux": "linux", "macos": "darwin", "windows": "win32", "formats": "linux"}
 CLIENTS = ["claude-desktop", "cursor", "vscode", "claude-code"]
 

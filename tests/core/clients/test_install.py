@@ -30,8 +30,8 @@ from mcpmanager.core.clients.install import (
 from mcpmanager.core.config.json_text import clean_jsonc
 from mcpmanager.core.config.model import Config
 from mcpmanager.core.config.servers import HttpServerConfig, StdioServerConfig
+from tests.helpers.client_samples import SAMPLES
 
-SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "client_configs"
 HOMES = {"linux": "linux", "macos": "darwin", "windows": "win32", "formats": "linux"}
 CLIENTS = ["claude-desktop", "cursor", "vscode", "claude-code"]
 ALL_CLIENTS = [*CLIENTS, "vscode-insiders"]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.bench.resolve_cases import CATALOGUES, all_cases
-from tests.bench.resolve_eval import Report, evaluate
+from tests.helpers.resolve_cases import CATALOGUES, all_cases
+from tests.helpers.resolve_eval import Report, evaluate
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,174 @@
+"""The `connect` relay, fast: a client's JSON-RPC lines relayed to an engine served over Streamable
+HTTP in this process (fake child processes behind it) — the handshake, requests and answers, and
+what happens to a tool call in flight when the engine goes away. The relay as clients launch it, as
+a subprocess in front of real engines: tests/e2e/test_connect.py."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from anyio.abc import TaskGroup
+from anyio.streams.memory import MemoryObjectReceiveStream
+
+from mcpmanager.core.config.load import parse_config
+from mcpmanager.core.connect.relay import MAYBE_RUN, Endpoint, Relay
+from mcpmanager.core.engine.engine import Engine
+from mcpmanager.core.engine.host import host_http
+from mcpmanager.core.serve.bearer_token import ensure_token
+from mcpmanager.core.supervisor.lifecycle import State
+from mcpmanager.core.system.paths import Paths
+from tests.helpers.fake_process import FakeSpawner
+from tests.helpers.memory_servers import MemoryServer
+
+CONFIG = json.dumps({"mcpServers": {"notes": {"command": "notes-server"}}, "supervisor": {"stopGrace": 0.1}})
+HANDSHAKE = "2025-11-25"
+
+
+def message(id: int | None, method: str, **params: Any) -> bytes:
+    body: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
+    if id is not None:
+        body["id"] = id
+    return json.dumps(body).encode() + b"\n"
+
+
+INITIALIZE = message(
+    1, "initialize", protocolVersion=HANDSHAKE, capabilities={}, clientInfo={"name": "test", "version": "1"}
+)
+INITIALIZED = message(None, "notifications/initialized")
+
+
+class Engines:
+    """Engines served over HTTP in this process, one after another, on one user's runtime folder."""
+
+    def __init__(self, home: Path, tg: TaskGroup) -> None:
+        self.paths = Paths.resolve(env={"MCPMANAGER_HOME": str(home)})
+        self.tg = tg
+        self.server = MemoryServer("notes")
+        self.current: tuple[Engine, anyio.CancelScope, str] | None = None
+        self.found = 0
+
+    async def start(self) -> str:
+        engine = Engine(parse_config(CONFIG, "test"), self.paths, "direct", spawner=FakeSpawner(notes=self.server))
+        await engine.start()
+        urls: list[str] = []
+        scope = anyio.CancelScope()
+
+        async def serve() -> None:
+            with scope:
+                await host_http(engine, 0, on_listening=urls.append)
+
+        self.tg.start_soon(serve)
+        with anyio.fail_after(10):
+            while not urls or engine.downstreams["notes"].status.state is not State.READY:
+                await anyio.sleep(0.01)
+        self.current = (engine, scope, urls[0])
+        return urls[0]
+
+    async def stop(self) -> None:
+        assert self.current is not None
+        engine, scope, _ = self.current
+        scope.cancel()
+        await engine.stop()
+        self.current = None
+
+    def find(self) -> Endpoint:
+        """The relay's `find_engine`: the engine serving now (it runs in a worker thread)."""
+        self.found += 1
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            current = self.current
+            if current is not None:
+                return current[2], ensure_token(self.paths.runtime_dir)
+            time.sleep(0.02)
+        raise RuntimeError("no engine came up")
+
+
+class Client:
+    """The client side of the relay: lines in, answers out (by id), notifications kept."""
+
+    def __init__(self) -> None:
+        self.send, self._lines = anyio.create_memory_object_stream[bytes](100)
+        self.answers: dict[Any, dict[str, Any]] = {}
+        self.notifications: list[str] = []
+
+    async def lines(self) -> AsyncIterator[bytes]:
+        receive: MemoryObjectReceiveStream[bytes] = self._lines
+        async with receive:
+            async for line in receive:
+                yield line
+
+    async def write(self, line: bytes) -> None:
+        for part in line.splitlines():
+            body = json.loads(part)
+            if "id" in body and "method" not in body:
+                self.answers[body["id"]] = body
+            elif "method" in body:
+                self.notifications.append(body["method"])
+
+    async def answer(self, id: Any) -> dict[str, Any]:
+        with anyio.fail_after(10):
+            while id not in self.answers:
+                await anyio.sleep(0.01)
+        return self.answers[id]
+
+
+@asynccontextmanager
+async def relayed(home: Path) -> AsyncIterator[tuple[Engines, Client, Callable[[], None]]]:
+    async with anyio.create_task_group() as tg:
+        engines, client = Engines(home, tg), Client()
+        url = await engines.start()
+        relay = Relay(engines.find, client.write, (url, ensure_token(engines.paths.runtime_dir)))
+        tg.start_soon(relay.run, client.lines())
+        try:
+            yield engines, client, client.send.close
+        finally:
+            client.send.close()
+            if engines.current is not None:
+                await engines.stop()
+            tg.cancel_scope.cancel()
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+async def test_the_handshake_requests_and_answers_pass_through(home: Path) -> None:
+    async with relayed(home) as (_, client, _close):
+        await client.send.send(INITIALIZE)
+        initialized = await client.answer(1)
+        assert initialized["result"]["protocolVersion"] == HANDSHAKE
+        await client.send.send(INITIALIZED)
+        await client.send.send(message(2, "tools/list"))
+        assert [t["name"] for t in (await client.answer(2))["result"]["tools"]] == ["echo", "block"]
+        await client.send.send(message(3, "tools/call", name="echo", arguments={"text": "through the relay"}))
+        answered = await client.answer(3)
+        assert answered["result"]["content"][0]["text"] == "through the relay"
+
+
+async def test_a_call_in_flight_when_the_engine_goes_away_may_or_may_not_have_run(home: Path) -> None:
+    async with relayed(home) as (engines, client, _close):
+        await client.send.send(INITIALIZE)
+        await client.answer(1)
+        await client.send.send(INITIALIZED)
+        await client.send.send(message(2, "tools/call", name="block", arguments={}))
+        with anyio.fail_after(10):
+            while not engines.server.calls:
+                await anyio.sleep(0.01)
+        await engines.stop()  # the engine goes away under the call
+        interrupted = await client.answer(2)
+        assert interrupted["result"]["isError"] is True
+        assert MAYBE_RUN in interrupted["result"]["content"][0]["text"]  # never sent twice
+        await engines.start()
+        await client.send.send(message(3, "tools/list"))  # the relay found the new engine
+        assert [t["name"] for t in (await client.answer(3))["result"]["tools"]] == ["echo", "block"]
+        assert engines.server.calls == [("block", {})]
+        assert engines.found == 1  # found again once, by the relay
+        assert "notifications/tools/list_changed" in client.notifications  # the new engine's tools may differ

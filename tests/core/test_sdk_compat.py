@@ -1,0 +1,103 @@
+"""Every private part of the mcp SDK that mcpmanager relies on (core/sdk_compat.py), checked against
+the installed SDK: an upgrade that moves or renames one fails here, by name, instead of quietly
+costing a figure in the window or the proxy's pass-through of results."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, get_args
+
+import httpx2
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.client.session import ClientSession
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+
+from mcpmanager.core import sdk_compat
+
+SCHEMA = {"type": "object", "properties": {"count": {"type": "integer"}}, "required": ["count"]}
+
+
+def test_the_transport_types_are_where_we_import_them() -> None:
+    streams = get_args(sdk_compat.TransportStreams)
+    assert len(streams) == 2  # (read stream, write stream)
+    assert inspect.isclass(sdk_compat.Transport)
+
+
+async def test_the_http_client_factory_takes_headers_and_gives_an_httpx2_client() -> None:
+    async with sdk_compat.mcp_http_client(headers={"X-Test": "1"}) as client:
+        assert isinstance(client, httpx2.AsyncClient)
+        assert client.headers["X-Test"] == "1"
+        assert client.timeout.read is not None and client.timeout.read >= 60  # the transports' long reads
+
+
+def test_the_result_check_we_skip_is_still_a_session_method() -> None:
+    method = ClientSession.validate_tool_result
+    assert inspect.iscoroutinefunction(method)
+    assert list(inspect.signature(method).parameters) == ["self", "name", "result"]
+
+
+async def test_results_pass_through_unvalidated_once_the_check_is_skipped() -> None:
+    """A result that breaks its own output schema: the SDK's client refuses it, ours hands it on."""
+
+    async def listing(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[types.Tool(name="count", input_schema={"type": "object"}, output_schema=SCHEMA)])
+
+    async def calling(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        return types.CallToolResult(content=[], structured_content={"count": "many"})
+
+    server: Server[Any] = Server("off-schema", on_list_tools=listing, on_call_tool=calling)
+    async with Client(server, mode="legacy", cache=None) as strict:
+        await strict.list_tools()
+        with pytest.raises(RuntimeError, match="Invalid structured content returned by tool count"):
+            await strict.call_tool("count", {})
+    async with Client(server, mode="legacy", cache=None) as proxy:
+        sdk_compat.pass_results_through(proxy)
+        await proxy.list_tools()
+        result = await proxy.call_tool("count", {})
+    assert result.structured_content == {"count": "many"}
+
+
+def test_the_telemetry_middleware_is_a_list_we_can_empty() -> None:
+    server: Server[Any] = Server("s")
+    assert [type(m).__name__ for m in server.middleware] == ["OpenTelemetryMiddleware"]
+    sdk_compat.without_telemetry(server)
+    assert server.middleware == []
+
+
+def test_the_http_session_count_reads_the_session_manager() -> None:
+    server: Server[Any] = Server("s")
+    assert sdk_compat.http_sessions(server) == 0
+    server.streamable_http_app(host="127.0.0.1")
+    manager = server._session_manager
+    assert isinstance(manager._server_instances, dict)
+    manager._server_instances["a-session"] = object()  # type: ignore[assignment]  # what a connected client adds
+    assert sdk_compat.http_sessions(server) == 1
+
+
+def test_the_listen_stream_count_reads_the_listen_handler() -> None:
+    listen = ListenHandler(InMemorySubscriptionBus())
+    assert isinstance(listen._streams, set)
+    assert sdk_compat.listen_streams(listen) == 0
+
+
+async def test_requests_of_one_connection_share_its_connection() -> None:
+    seen: list[ServerSession] = []
+
+    async def listing(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
+        seen.append(ctx.session)
+        return types.ListToolsResult(tools=[])
+
+    server: Server[Any] = Server("s", on_list_tools=listing)
+    async with Client(server, mode="legacy", cache=None) as client:
+        await client.list_tools()
+        await client.list_tools()
+    async with Client(server, mode="legacy", cache=None) as other:
+        await other.list_tools()
+    first, second, third = (sdk_compat.connection_of(session) for session in seen)
+    assert all(hasattr(session, "_connection") for session in seen)
+    assert first is second and first is not third

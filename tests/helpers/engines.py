@@ -1,0 +1,64 @@
+"""Engines as processes: their advertisements, their pids, stopping the ones a test started, waiting."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from mcpmanager.core.engine.advertisement import read_advertisements
+
+
+async def wait_for(predicate: Any, timeout: float = 20.0, interval: float = 0.05) -> None:
+    with anyio.fail_after(timeout):
+        while True:
+            value = predicate()
+            if hasattr(value, "__await__"):
+                value = await value
+            if value:
+                return
+            await anyio.sleep(interval)
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead for our purposes.
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def home_token(home: Path) -> str:
+    """The bearer token an engine under MCPMANAGER_HOME=home made for its HTTP endpoint."""
+    return (home / "run" / "token").read_text(encoding="ascii").strip()
+
+
+def engines(home: Path) -> list[dict[str, Any]]:
+    return read_advertisements(home / "run")
+
+
+def engine_pid(home: Path) -> int:
+    [engine] = engines(home)
+    return int(engine["pid"])
+
+
+def stop_engines(home: Path) -> None:
+    """Engines `connect` started outlive their client on purpose: the test stops them."""
+    pids = [int(info["pid"]) for info in engines(home)]
+    for pid in pids:
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 30
+    while any(pid_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in pids:
+        if pid_alive(pid):
+            os.kill(pid, signal.SIGKILL)
