@@ -203,7 +203,7 @@ def main() -> None:
     for r in results:
         wall = (r["keystroke_p50_ms"], r["keystroke_p95_ms"], r["keystroke_max_ms"])
         cpu = (r["keystroke_cpu_p50_ms"], r["keystroke_cpu_p95_ms"], r["keystroke_cpu_max_ms"])
-        rest = (r["catalogue_entries_ms"], r["model_load_ms"], r["page_shown_ms"])
+        rest: tuple[float, ...] = (r["catalogue_entries_ms"], r["model_load_ms"], r["page_shown_ms"])
         rest += (r["refresh_one_change_ms"], r["sort_by_tokens_ms"])
         print(f"{r['tools']:>7,} {r['keystrokes']:>5}", end="")
         print(" {:6.1f} {:6.1f} {:6.1f} │ {:6.1f} {:6.1f} {:6.1f} │".format(*wall, *cpu), end="")

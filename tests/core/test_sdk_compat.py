@@ -15,6 +15,7 @@ from mcp.client.session import ClientSession
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.session import ServerSession
+from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 
 from mcpmanager.core import sdk_compat
@@ -45,7 +46,9 @@ async def test_results_pass_through_unvalidated_once_the_check_is_skipped() -> N
     """A result that breaks its own output schema: the SDK's client refuses it, ours hands it on."""
 
     async def listing(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[types.Tool(name="count", input_schema={"type": "object"}, output_schema=SCHEMA)])
+        return types.ListToolsResult(
+            tools=[types.Tool(name="count", input_schema={"type": "object"}, output_schema=SCHEMA)]
+        )
 
     async def calling(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         return types.CallToolResult(content=[], structured_content={"count": "many"})
@@ -74,8 +77,9 @@ def test_the_http_session_count_reads_the_session_manager() -> None:
     assert sdk_compat.http_sessions(server) == 0
     server.streamable_http_app(host="127.0.0.1")
     manager = server._session_manager
+    assert manager is not None  # made by streamable_http_app()
     assert isinstance(manager._server_instances, dict)
-    manager._server_instances["a-session"] = object()  # type: ignore[assignment]  # what a connected client adds
+    manager._server_instances["a-session"] = StreamableHTTPServerTransport("a-session")  # as a client connecting adds
     assert sdk_compat.http_sessions(server) == 1
 
 

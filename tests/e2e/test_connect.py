@@ -69,10 +69,11 @@ async def test_progress_cancellation_and_list_changed_cross_the_bridge(user: Pat
 
         seen: list[float] = []
 
-        async def progress(value: float, total: float | None, message: str | None) -> None:
-            seen.append(value)
+        # The parameter names are those of the SDK's ProgressFnT protocol, which may pass them by keyword.
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            seen.append(progress)
 
-        result = await client.call_tool("a__slow", {"seconds": 0.3, "steps": 3}, progress_callback=progress)
+        result = await client.call_tool("a__slow", {"seconds": 0.3, "steps": 3}, progress_callback=on_progress)
         assert text_of(result) == "done"
         assert seen == [1, 2, 3]
 

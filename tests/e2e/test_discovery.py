@@ -83,7 +83,7 @@ async def test_meta_tools_find_and_call(setup: Path, home: Path, era: str) -> No
 
         found = await client.call_tool("discover_tools", {"query": "open a new issue on a github repository"})
         assert not found.is_error
-        hits = found.structured_content["tools"]  # type: ignore[index]
+        hits = found.structured_content["tools"]
         assert hits[0]["name"] == "create_issue"
         assert hits[0]["call"] == {
             "tool_name": "create_issue",
@@ -93,7 +93,7 @@ async def test_meta_tools_find_and_call(setup: Path, home: Path, era: str) -> No
         assert len(text_of(found).encode()) // 4 < 120 * len(hits) + 40
 
         meeting = await client.call_tool("discover_tools", {"q": "reserve a room for a meeting", "limit": 2})
-        assert meeting.structured_content["tools"][0]["call"]["arguments"] == {"day": "<YYYY-MM-DD>"}  # type: ignore[index]
+        assert meeting.structured_content["tools"][0]["call"]["arguments"] == {"day": "<YYYY-MM-DD>"}
 
         nothing = await client.call_tool("discover_tools", {"query": "zxqv wplk"})
         assert not nothing.is_error and "No tool matches" in text_of(nothing)
@@ -125,7 +125,7 @@ async def test_meta_tools_find_and_call(setup: Path, home: Path, era: str) -> No
         assert "gh__echo [gh]" in text_of(ambiguous) and "other__echo [other]" in text_of(ambiguous)
 
         schema = await client.call_tool("get_tool_schema", {"tool_name": "book_meeting"})
-        assert schema.structured_content["inputSchema"]["required"] == ["day"]  # type: ignore[index]
+        assert schema.structured_content["inputSchema"]["required"] == ["day"]
         regex = await client.call_tool("search_tools_regex", {"pattern": "pull_req"})
         assert "list_pull_requests" in text_of(regex)
         bad = await client.call_tool("search_tools_regex", {"pattern": "("})

@@ -139,12 +139,13 @@ async def test_pagination_and_tools_file(tmp_path: Path, era: str) -> None:
 async def test_progress_is_reported_for_slow(tmp_path: Path, era: str) -> None:
     seen: list[tuple[float, float | None, str | None]] = []
 
-    async def progress(value: float, total: float | None, message: str | None) -> None:
-        seen.append((value, total, message))
+    # The parameter names are those of the SDK's ProgressFnT protocol, which may pass them by keyword.
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))
 
     with anyio.fail_after(BOUND):
         async with connect(tmp_path / "stderr.log", era=era) as client:
-            result = await client.call_tool("slow", {"seconds": 0.2, "steps": 4}, progress_callback=progress)
+            result = await client.call_tool("slow", {"seconds": 0.2, "steps": 4}, progress_callback=on_progress)
             # The SDK runs progress callbacks as tasks, so the last may land just after the result.
             await wait_for(lambda: len(seen) == 4)
     assert text_of(result) == "done"

@@ -23,7 +23,7 @@ def status(home: Path) -> list[dict[str, object]]:
         text=True,
         timeout=60,
     )
-    return json.loads(done.stdout)["engines"] if done.stdout else []  # type: ignore[no-any-return]
+    return json.loads(done.stdout)["engines"] if done.stdout else []
 
 
 def poll(predicate: Callable[[], bool], timeout: float) -> None:
@@ -53,12 +53,14 @@ def test_the_run_command_shows_the_demo_and_stops_it_all(home: Path) -> None:
         engine = status(home)[0]
         assert engine["config"] == "bundled demo servers"
         assert str(engine["endpoint"]).startswith("http://127.0.0.1:")
-        pids = [s["pid"] for s in engine["servers"].values()]  # type: ignore[union-attr]
+        servers = engine["servers"]
+        assert isinstance(servers, dict)
+        pids = [s["pid"] for s in servers.values()]
         assert all(isinstance(p, int) and pid_alive(p) for p in pids)
         assert not (home / "config.json").exists()  # nothing saved until the user chooses
         app.send_signal(signal.SIGTERM)
         assert app.wait(timeout=30) == 0
-        assert not any(pid_alive(p) for p in pids)  # type: ignore[arg-type]
+        assert not any(pid_alive(p) for p in pids)
         assert status(home) == []  # the advertisement is gone with it
     finally:
         if app.poll() is None:

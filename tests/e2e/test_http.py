@@ -185,7 +185,7 @@ async def test_each_path_serves_its_mode(tmp_path: Path, home: Path, era: str) -
             assert text_of(called) == "via d"
         for url in (f"{base}/direct", base):
             async with http_client(url, served.token, era) as direct:
-                await wait_for(lambda c=direct: has(c, {"echo", "whoami"}), timeout=30)  # type: ignore[misc]
+                await wait_for(lambda c=direct: has(c, {"echo", "whoami"}), timeout=30)
                 assert "discover_tools" not in await names(direct)
         info = advertised(home)
         assert info["urls"] == {"discovery": f"{base}/discovery", "direct": f"{base}/direct"}

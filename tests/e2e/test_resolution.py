@@ -30,7 +30,7 @@ SQLITE = [  # as mcp-server-sqlite names them
 SETTINGS = {"gh:create_issue": {"aliases": ["open_ticket"], "params": {"project": "repo"}}}
 
 # (name as called, arguments as passed) → exactly what the server must receive.
-REPAIRED = [
+REPAIRED: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     ("createIssue", {"owner": "o", "repository": "r", "issue_title": "t"}, {"owner": "o", "repo": "r", "title": "t"}),
     ("gh:create_isue", {"owner": "o", "repo": "r", "title": "typo"}, {"owner": "o", "repo": "r", "title": "typo"}),
     ("open_ticket", {"owner": "o", "project": "r", "title": "alias"}, {"owner": "o", "repo": "r", "title": "alias"}),
@@ -41,7 +41,7 @@ REPAIRED = [
     ("get_current_weather", {"city": "Oslo"}, {"city": "Oslo"}),
 ]
 # (name as called, arguments) → the start of the error a model reads; nothing reaches the server.
-REFUSED = [
+REFUSED: list[tuple[str, dict[str, Any], str]] = [
     ("remove_issue", {"owner": "o", "repo": "r", "issue_number": 2}, "Unknown tool 'remove_issue'. The closest is"),
     ("delete_isue", {"owner": "o", "repo": "r", "issue_number": 3}, "Unknown tool 'delete_isue'. The closest is"),
     ("sqlite_query", {"query": "select 1"}, "Ambiguous tool name 'sqlite_query': it may be read_query [sqlite] or"),

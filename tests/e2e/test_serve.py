@@ -116,10 +116,11 @@ async def test_progress_is_forwarded_and_cancellation_reaches_the_server(tmp_pat
         await wait_for(lambda: names(client), timeout=30)
         seen: list[tuple[float, float | None, str | None]] = []
 
-        async def progress(value: float, total: float | None, message: str | None) -> None:
-            seen.append((value, total, message))
+        # The parameter names are those of the SDK's ProgressFnT protocol, which may pass them by keyword.
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            seen.append((progress, total, message))
 
-        result = await client.call_tool("slow", {"seconds": 0.3, "steps": 3}, progress_callback=progress)
+        result = await client.call_tool("slow", {"seconds": 0.3, "steps": 3}, progress_callback=on_progress)
         assert text_of(result) == "done"
         assert [v for v, _, _ in seen] == [1, 2, 3]
 

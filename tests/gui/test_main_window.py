@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from PySide6.QtWidgets import QMenu
 from pytestqt.qtbot import QtBot
 
 from mcpmanager import __version__
@@ -124,6 +125,7 @@ async def test_help_about_tells_version_places_and_licence(tmp_path: Path, qtbot
         qtbot.addWidget(window)
         window.show()
         help_menu = next(a for a in window.menuBar().actions() if a.text() == "&Help").menu()
+        assert isinstance(help_menu, QMenu)  # PySide6 types QAction.menu() as a QObject
         [about_action] = help_menu.actions()
         assert about_action.text() == f"&About mcpmanager {__version__}…"
         about_action.trigger()

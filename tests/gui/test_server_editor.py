@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLineEdit, QWidget
+from PySide6.QtWidgets import QLineEdit, QTableWidget, QTableWidgetItem, QWidget
 from pytestqt.qtbot import QtBot
 from shiboken6 import isValid
 
@@ -31,6 +31,12 @@ def on_disk(ctx: GuiContext) -> dict[str, Any]:
 def state(ctx: GuiContext, name: str) -> State | None:
     downstream = ctx.engine.downstreams.get(name)
     return downstream.status.state if downstream is not None else None
+
+
+def cell(table: QTableWidget, row: int, column: int) -> QTableWidgetItem:
+    item = table.item(row, column)
+    assert item is not None, f"no item at row {row}, column {column}"
+    return item
 
 
 @pytest.fixture
@@ -172,15 +178,15 @@ async def test_env_and_header_values_are_masked_until_revealed(tmp_path: Path, q
         table = editor.env.table
         assert not editor.env.reveal.isChecked()
         assert editor.env.displayed(0) == MASK
-        assert table.item(0, 0).text() == "API_TOKEN"  # names are not secret
-        shown = {table.item(0, c).data(Qt.ItemDataRole.DisplayRole) for c in range(2)}
+        assert cell(table, 0, 0).text() == "API_TOKEN"  # names are not secret
+        shown = {cell(table, 0, c).data(Qt.ItemDataRole.DisplayRole) for c in range(2)}
         assert "fake-alpha-token" not in shown
         editor.env.reveal.setChecked(True)
         assert editor.env.displayed(0) == "fake-alpha-token"
         editor.env.reveal.setChecked(False)
         assert editor.env.displayed(0) == MASK
         # Typing a value: the cell editor is a password field while masked; the value is kept whole.
-        table.editItem(table.item(0, 1))
+        table.editItem(cell(table, 0, 1))
         line = table.findChild(QLineEdit)
         assert isinstance(line, QLineEdit) and line.isVisible()
         assert line.echoMode() == QLineEdit.EchoMode.Password
@@ -191,7 +197,7 @@ async def test_env_and_header_values_are_masked_until_revealed(tmp_path: Path, q
         await until(lambda: editor.env.rows() == [("API_TOKEN", "typed-new-token")])
         assert editor.env.displayed(0) == MASK
         editor.env.reveal.setChecked(True)
-        table.editItem(table.item(0, 1))
+        table.editItem(cell(table, 0, 1))
         revealed = table.findChild(QLineEdit)
         assert isinstance(revealed, QLineEdit) and revealed.echoMode() == QLineEdit.EchoMode.Normal
         # Headers of a remote server, likewise; an empty value shows as empty.

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpmanager.core.config.load import load_config
+from mcpmanager.core.config.modes import Mode
 from mcpmanager.core.engine.control import Control
 from mcpmanager.core.engine.engine import Engine
 from mcpmanager.core.system.paths import Paths
@@ -33,16 +34,16 @@ async def until(predicate: Callable[[], object], timeout: float = 20.0, interval
 
 @asynccontextmanager
 async def gui_context(
-    folder: Path, servers: dict[str, Any], mode: str = "discovery", started: bool = True, **sections: Any
+    folder: Path, servers: dict[str, Any], mode: Mode = "discovery", started: bool = True, **sections: Any
 ) -> AsyncIterator[GuiContext]:
-    """A real engine on a real config file with these servers (see tests.e2e.support.fixture), its
-    signals, control and error funnel (`started=False`: the test starts the engine, as the app does
-    after building the window). Stops every server on the way out."""
+    """A real engine on a real config file with these servers (`fixture_servers.fixture`), its signals,
+    control and error funnel (`started=False`: the test starts the engine, as the app does after
+    building the window). Stops every server on the way out."""
     sections.setdefault("supervisor", FAST)
     path = write_config(folder, servers, **sections)
     home = folder / "home"
     paths = Paths.resolve(config_file=path, env={"MCPMANAGER_HOME": str(home)})
-    engine = Engine(load_config(path), paths, mode)  # type: ignore[arg-type]
+    engine = Engine(load_config(path), paths, mode)
     signals = EngineSignals(engine, interval_ms=20)
     funnel = ErrorFunnel()
     ctx = GuiContext(engine, signals, Control(engine.paths.config_file, engine), funnel)

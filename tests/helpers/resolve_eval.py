@@ -14,7 +14,7 @@ import time
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from mcpmanager.commands.resolve import build_resolver
 from mcpmanager.core.catalogue.catalogue import Catalogue
@@ -52,7 +52,9 @@ class NameTally:
             setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
     def figures(self) -> dict[str, Any]:
-        share = lambda n: round(n / self.resolvable, 4) if self.resolvable else None  # noqa: E731
+        def share(n: int) -> float | None:
+            return round(n / self.resolvable, 4) if self.resolvable else None
+
         return {
             **dataclasses.asdict(self),
             "correct_share": share(self.correct),
@@ -95,7 +97,10 @@ class Report:
         return _total(self.arguments, ArgumentTally(), where)
 
 
-def _total(table: dict[tuple[str, str, str], Any], total: Any, where: dict[str, str]) -> Any:
+_Tally = TypeVar("_Tally", NameTally, ArgumentTally)  # the sum is the same kind of tally as its parts
+
+
+def _total(table: dict[tuple[str, str, str], _Tally], total: _Tally, where: dict[str, str]) -> _Tally:
     for (catalogue, source, style), tally in table.items():
         keys = {"catalogue": catalogue, "source": source, "style": style}
         if all(keys[k] == v for k, v in where.items()):

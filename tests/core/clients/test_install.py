@@ -29,7 +29,7 @@ from mcpmanager.core.clients.install import (
 )
 from mcpmanager.core.config.json_text import clean_jsonc
 from mcpmanager.core.config.model import Config
-from mcpmanager.core.config.servers import HttpServerConfig, StdioServerConfig
+from mcpmanager.core.config.servers import HttpServerConfig, ServerConfig, StdioServerConfig
 from tests.helpers.client_samples import SAMPLES
 
 HOMES = {"linux": "linux", "macos": "darwin", "windows": "win32", "formats": "linux"}
@@ -233,7 +233,7 @@ def test_the_files_own_style_is_followed(tmp_path: Path) -> None:
 
 def served_config() -> Config:
     """mcpmanager's config after importing some of the fixtures' servers (names as import gives them)."""
-    servers = [
+    servers: list[ServerConfig] = [
         StdioServerConfig("time", "uvx", ["mcp-server-time", "--local-timezone", "Europe/Berlin"]),
         StdioServerConfig("git", "uvx", ["mcp-server-git"]),
         # VS Code's fetch, as import reads it: its envFile merged into env.

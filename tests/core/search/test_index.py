@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mcpmanager.core.search import index as index_module
+from mcpmanager.core.search import index as index_module  # the module, to patch its FLOOR
 from mcpmanager.core.search.index import Hit, SearchDoc, SearchIndex
 
 
