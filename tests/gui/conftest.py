@@ -8,11 +8,17 @@ inside a coroutine breaks qasync (docs/development.md, Rules the code keeps).
 
 from __future__ import annotations
 
+import gc
 import os
+import threading
+import time
+import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import qasync
+from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QApplication
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -48,3 +54,35 @@ def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item) -> d
 @pytest.fixture(scope="session")
 def qapp_args() -> list[str]:
     return ["mcpmanager-tests"]
+
+
+def _join_child_watchers(timeout: float) -> None:
+    """Wait for asyncio's child watcher threads (`asyncio-waitpid-N`): a child that exited has told
+    its loop by then, or never will."""
+    deadline = time.monotonic() + timeout
+    for thread in threading.enumerate():
+        if "waitpid-" in thread.name:
+            thread.join(max(0.0, deadline - time.monotonic()))
+
+
+@pytest.fixture(autouse=True)
+def _nothing_outlives_the_test() -> Iterator[None]:
+    """A process, pipe or transport a test leaves behind fails that test, not a later one.
+
+    Left alone, a child never reaped is noticed only when its `Popen` is collected, maybe tests
+    later, inside whatever test is then processing Qt events ("subprocess N is still running").
+    This runs after the test's loop has closed: it waits for the child watchers, lets Qt deliver what
+    is still queued for that loop (the watcher's call_soon_threadsafe rides a queued Qt signal; widgets
+    wait in deleteLater), collects, and fails the test with every ResourceWarning that came out."""
+    yield
+    assert not _LOOPS or _LOOPS[-1].is_closed(), "the guard must run after the test's loop closed"
+    _join_child_watchers(timeout=5.0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        QCoreApplication.sendPostedEvents()
+        QCoreApplication.processEvents()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        gc.collect()
+    leaks = sorted({str(w.message) for w in caught if issubclass(w.category, ResourceWarning)})
+    if leaks:
+        pytest.fail("left behind when this test's loop closed:\n  " + "\n  ".join(leaks), pytrace=False)

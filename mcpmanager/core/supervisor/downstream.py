@@ -131,6 +131,7 @@ class Downstream:
         for command in commands:
             match command:
                 case lifecycle.Spawn():
+                    self._stopping = False
                     self._attempt = spawn(self._run_attempt(), name=f"downstream:{self.name}")
                 case lifecycle.Shutdown():
                     self._stopping = True
@@ -152,7 +153,8 @@ class Downstream:
     # The connection attempt (one owner task) ------------------------------------------------------
 
     async def _run_attempt(self) -> None:
-        self._stopping = False
+        if self._stopping:
+            return  # stopped before the attempt began: spawn nothing (it would run until startTimeout)
         self._phase = "start"
         timeout = self.start_timeout
         reason: str | None = None
@@ -182,6 +184,8 @@ class Downstream:
     async def _attempt_body(self, scope: anyio.CancelScope) -> None:
         async with AsyncExitStack() as stack:
             transport = await self._open_transport()
+            if self.process is not None:  # whatever ends this attempt, its process goes by the ladder
+                stack.push_async_callback(_stop_shielded, self.process)
             client = Client(
                 transport,
                 mode="auto",
@@ -385,6 +389,11 @@ def _without_server_info(
         return result
     rest = {k: v for k, v in meta.items() if k != types.SERVER_INFO_META_KEY}
     return result.model_copy(update={"meta": rest or None})
+
+
+async def _stop_shielded(process: ChildProcess) -> None:
+    with anyio.CancelScope(shield=True):
+        await process.stop()
 
 
 def _leaf(exc: BaseException) -> BaseException:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
@@ -115,15 +116,23 @@ class ChildProcess:
             # Resolve like the user's shell (a GUI lacks its PATH; Windows needs PATHEXT and cmd.exe)
             # and give the child that PATH too, so `npx` finds `node`.
             target, env = prepare_spawn(self.command, self.args, child_environment(self.env), self.cwd)
-            self._process = await anyio.open_process(
-                target,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=env,
-                cwd=self.cwd,
-                start_new_session=True,
-            )
+            await anyio.lowlevel.checkpoint_if_cancelled()  # stopped already: spawn nothing
+            # Shielded: a stop arriving mid-spawn would cancel asyncio's own clean-up of the half-made
+            # transport (anyio delivers the cancel again into its wait for the killed child), and the
+            # child would never be reaped: "subprocess N is still running" long after, in whatever
+            # test or loop came next. Spawning takes milliseconds; the stop then lands in
+            # `transport()`, whose clean-up runs the stop ladder on the process.
+            with anyio.CancelScope(shield=True):
+                process = await anyio.open_process(
+                    target,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env=env,
+                    cwd=self.cwd,
+                    start_new_session=True,
+                )
+            self._process = process
         except FileNotFoundError as exc:
             raise SpawnError(_not_found(self.command, self.cwd), permanent=True) from exc
         except PermissionError as exc:
@@ -132,7 +141,7 @@ class ChildProcess:
             raise SpawnError(f"cannot start {self.command}: {exc.strerror or exc}", permanent=False) from exc
         except ValueError as exc:  # an argument no command line can carry (NUL, a line break for cmd.exe)
             raise SpawnError(f"cannot start {self.command}: {exc}", permanent=True) from exc
-        self.log.note(f"started pid {self._process.pid}: {self.command} {' '.join(self.args)}".rstrip())
+        self.log.note(f"started pid {process.pid}: {self.command} {' '.join(self.args)}".rstrip())
 
     @contextlib.asynccontextmanager
     async def transport(self) -> AsyncIterator[TransportStreams]:
