@@ -12,7 +12,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from mcpmanager.core.config.options import changed_options
+from mcpmanager.core.config.options import options_of
 from mcpmanager.core.config.servers import SERVER_TYPES, TRANSPORT_KEYS, ServerConfig, StdioServerConfig
 from mcpmanager.core.config.settings import ProxySettings, SupervisorSettings, ToolSettings
 
@@ -42,7 +42,7 @@ def write_document(
 
 
 def _options(entry: dict[str, Any], settings: object) -> dict[str, Any]:
-    for key, value, default in changed_options(settings):
+    for key, value, default in options_of(settings):
         _put(entry, key, _num(value), default)
     return entry
 

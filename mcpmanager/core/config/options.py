@@ -60,7 +60,7 @@ def read_options(cls: type[T], section: Mapping[str, Any], path: KeyPath, fail: 
     return cls(**values)
 
 
-def changed_options(settings: Any) -> list[tuple[str, Any, Any]]:
+def options_of(settings: Any) -> list[tuple[str, Any, Any]]:
     """(JSON key, value, default) of every option of a settings object, in declaration order."""
     return [
         (json_key(field.name), getattr(settings, field.name), default_of(field))

@@ -184,8 +184,6 @@ class Downstream:
     async def _attempt_body(self, scope: anyio.CancelScope) -> None:
         async with AsyncExitStack() as stack:
             transport = await self._open_transport()
-            if self.process is not None:  # whatever ends this attempt, its process goes by the ladder
-                stack.push_async_callback(_stop_shielded, self.process)
             client = Client(
                 transport,
                 mode="auto",
@@ -389,11 +387,6 @@ def _without_server_info(
         return result
     rest = {k: v for k, v in meta.items() if k != types.SERVER_INFO_META_KEY}
     return result.model_copy(update={"meta": rest or None})
-
-
-async def _stop_shielded(process: ChildProcess) -> None:
-    with anyio.CancelScope(shield=True):
-        await process.stop()
 
 
 def _leaf(exc: BaseException) -> BaseException:

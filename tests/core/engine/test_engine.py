@@ -9,7 +9,6 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import anyio
 import pytest
 from mcp import Client
 
@@ -21,6 +20,7 @@ from mcpmanager.core.proxy.activity import CallRecord
 from mcpmanager.core.supervisor.events import StatusChanged
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.system.paths import Paths
+from tests.helpers.engines import wait_for
 from tests.helpers.fake_process import FakeSpawner
 
 SUPERVISOR = {"startTimeout": 5, "stopGrace": 0.1, "backoffInitial": 30}
@@ -32,9 +32,8 @@ def config(**servers: str) -> Config:
 
 
 async def until_ready(engine: Engine) -> None:
-    with anyio.fail_after(5):
-        while not engine.downstreams or any(d.status.state is not State.READY for d in engine.downstreams.values()):
-            await anyio.sleep(0.01)
+    downstreams = engine.downstreams
+    await wait_for(lambda: downstreams and all(d.status.state is State.READY for d in downstreams.values()), 5)
 
 
 @pytest.fixture

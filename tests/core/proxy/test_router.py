@@ -20,6 +20,8 @@ from mcpmanager.core.proxy.router import Router
 from mcpmanager.core.supervisor.downstream import Downstream
 from mcpmanager.core.supervisor.events import DownstreamEvent, ToolsChanged
 from mcpmanager.core.supervisor.lifecycle import State
+from tests.helpers.clients import text_of
+from tests.helpers.engines import wait_for
 from tests.helpers.fake_process import FakeSpawner
 from tests.helpers.memory_servers import MemoryServer, tool
 
@@ -49,9 +51,7 @@ class Setup:
             config = StdioServerConfig(name, f"{name}-server")
             self.downstreams[name] = Downstream(config, SETTINGS, None, self.listen, spawner=self.spawner)
             self.downstreams[name].start()
-        with anyio.fail_after(5):
-            while any(d.status.state is not State.READY for d in self.downstreams.values()):
-                await anyio.sleep(0.01)
+        await wait_for(lambda: all(d.status.state is State.READY for d in self.downstreams.values()), 5)
 
     async def stop(self) -> None:
         for downstream in self.downstreams.values():
@@ -66,10 +66,6 @@ async def setup() -> AsyncIterator[Setup]:
         yield made
     finally:
         await made.stop()
-
-
-def text(result: types.CallToolResult) -> str:
-    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
 
 
 def router(setup: Setup, mode: Mode) -> Router:
@@ -107,9 +103,9 @@ async def test_wrong_names_and_arguments_are_answered_not_forwarded(setup: Setup
         unknown = await client.call_tool("frobnicate_widgets", {})
         ambiguous = await client.call_tool("echo", {"text": "x"})  # on both servers
         wrong_argument = await client.call_tool("delete_file", {"path": "a", "force": True})
-    assert unknown.is_error and text(unknown).startswith("Unknown tool 'frobnicate_widgets'")
-    assert ambiguous.is_error and "notes__echo" in text(ambiguous) and "files__echo" in text(ambiguous)
-    assert wrong_argument.is_error and "force" in text(wrong_argument)
+    assert unknown.is_error and text_of(unknown).startswith("Unknown tool 'frobnicate_widgets'")
+    assert ambiguous.is_error and "notes__echo" in text_of(ambiguous) and "files__echo" in text_of(ambiguous)
+    assert wrong_argument.is_error and "force" in text_of(wrong_argument)
     assert setup.servers["files"].calls == []  # nothing reached a server
 
 
@@ -124,9 +120,7 @@ async def test_a_mode_tells_its_clients_when_what_it_lists_changes(setup: Setup)
     async with Client(proxy.server, mode="legacy", cache=None, message_handler=notes) as client:
         await client.list_tools()
         await setup.servers["files"].change_tools(tool("move_file", path=STRING))
-        with anyio.fail_after(5):
-            while "move_file" not in [t.exposed for t in setup.catalogue.tools()]:
-                await anyio.sleep(0.01)
+        await wait_for(lambda: "move_file" in [t.exposed for t in setup.catalogue.tools()], 5)
         assert await proxy.refresh()
         with anyio.fail_after(5):
             await changed.wait()

@@ -14,6 +14,8 @@ from mcpmanager.core.config.settings import SupervisorSettings
 from mcpmanager.core.supervisor.downstream import Downstream
 from mcpmanager.core.supervisor.events import DownstreamEvent, StatusChanged, ToolsChanged
 from mcpmanager.core.supervisor.lifecycle import State
+from tests.helpers.clients import text_of
+from tests.helpers.engines import wait_for
 from tests.helpers.fake_process import FakeSpawner
 from tests.helpers.memory_servers import MemoryServer, tool
 
@@ -34,15 +36,9 @@ class Recorder:
         return [[t["name"] for t in e.tools] for e in self.events if isinstance(e, ToolsChanged)]
 
 
-async def until(check: object, timeout: float = 5.0) -> None:
-    with anyio.fail_after(timeout):
-        while not (check() if callable(check) else check):
-            await anyio.sleep(0.01)
-
-
 def text(result: types.CallToolResult | types.InputRequiredResult) -> str:
     assert isinstance(result, types.CallToolResult)
-    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
+    return text_of(result)
 
 
 @pytest.fixture
@@ -56,7 +52,7 @@ async def started(
     spawner, events = FakeSpawner(notes=server), Recorder()
     downstream = Downstream(StdioServerConfig("notes", "notes-server"), settings, None, events, spawner=spawner)
     downstream.start()
-    await until(lambda: downstream.status.state is State.READY)
+    await wait_for(lambda: downstream.status.state is State.READY)
     return downstream, events, spawner
 
 
@@ -80,7 +76,7 @@ async def test_calls_pass_through_and_tool_changes_are_refetched(server: MemoryS
         assert text(await downstream.call_tool("echo", {"text": "hello"})) == "hello"
         assert server.calls == [("echo", {"text": "hello"})]
         await server.change_tools(tool("search_notes"))
-        await until(lambda: events.tool_lists()[-1] == ["echo", "block", "search_notes"])
+        await wait_for(lambda: events.tool_lists()[-1] == ["echo", "block", "search_notes"])
         assert downstream.tools is not None and len(downstream.tools) == 3
     finally:
         await downstream.stop()
@@ -90,7 +86,7 @@ async def test_a_crash_names_its_exit_and_the_last_stderr_line(server: MemorySer
     downstream, _, spawner = await started(server)
     try:
         spawner.latest("notes").crash(3, "loading notes", "fatal: no API key")
-        await until(lambda: downstream.status.state is State.BACKOFF)
+        await wait_for(lambda: downstream.status.state is State.BACKOFF)
         assert downstream.status.reason == "exited 3 — fatal: no API key"
         assert downstream.status.retry_in == SETTINGS.backoff_initial
         unavailable = text(await downstream.call_tool("echo", {"text": "x"}))
@@ -110,7 +106,7 @@ async def test_a_call_in_flight_when_the_server_dies_comes_back_as_an_error(serv
                 results.append(text(await downstream.call_tool("block", {})))
 
             tg.start_soon(call)
-            await until(lambda: server.calls)
+            await wait_for(lambda: server.calls)
             spawner.latest("notes").crash(137, "Killed")
         [answer] = results
         assert answer.startswith("Server 'notes' is unavailable:"), answer
@@ -123,7 +119,7 @@ async def test_a_command_that_does_not_exist_fails_at_once() -> None:
     events = Recorder()
     downstream = Downstream(StdioServerConfig("gone", "missing"), SETTINGS, None, events, spawner=FakeSpawner())
     downstream.start()
-    await until(lambda: downstream.status.state is State.FAILED)
+    await wait_for(lambda: downstream.status.state is State.FAILED)
     assert downstream.status.reason == "command not found: missing"
     assert events.states() == [State.STARTING, State.FAILED]  # permanent: no retry
 
@@ -139,7 +135,7 @@ async def test_a_server_that_never_answers_the_handshake_times_out(server: Memor
     downstream = Downstream(StdioServerConfig("notes", "notes-server"), settings, None, events, spawner=spawner)
     downstream.start()
     try:
-        await until(lambda: downstream.status.state is State.BACKOFF)
+        await wait_for(lambda: downstream.status.state is State.BACKOFF)
         assert downstream.status.reason.startswith("tools/list timed out after 0.3 s")
     finally:
         await downstream.stop()
