@@ -66,6 +66,7 @@ def _server_entry(server: ServerConfig, old: dict[str, Any]) -> dict[str, Any]:
         _put(entry, "headers", server.headers, {})
     _put(entry, "disabled", server.disabled, False)
     _put(entry, "startTimeout", _num(server.start_timeout))
+    _put(entry, "roots", server.roots)
     return entry
 
 

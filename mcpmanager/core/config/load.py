@@ -77,6 +77,7 @@ def _read_server(r: _Reader, name: str, value: Any) -> ServerConfig:
         r.fail(path, 'needs "command" (stdio) or "url" (http)')
     disabled = r.opt(entry, path, "disabled", options.flag, False)
     start_timeout = r.opt(entry, path, "startTimeout", options.positive_or_null, None)
+    roots = r.opt(entry, path, "roots", options.strings_or_null, None)
     if kind == "stdio":
         return StdioServerConfig(
             name=name,
@@ -86,6 +87,7 @@ def _read_server(r: _Reader, name: str, value: Any) -> ServerConfig:
             cwd=r.opt(entry, path, "cwd", options.string_or_null, None),
             disabled=disabled,
             start_timeout=start_timeout,
+            roots=roots,
         )
     url = r.check(entry["url"], (*path, "url"), options.nonempty)
     if not re.match(r"https?://", url, re.IGNORECASE):
@@ -97,6 +99,7 @@ def _read_server(r: _Reader, name: str, value: Any) -> ServerConfig:
         disabled=disabled,
         transport="sse" if kind == "sse" else "http",
         start_timeout=start_timeout,
+        roots=roots,
     )
 
 

@@ -99,6 +99,10 @@ def strings(value: Any) -> list[str]:
     return [_at(i, string, item) for i, item in enumerate(value)]
 
 
+def strings_or_null(value: Any) -> list[str] | None:
+    return None if value is None else strings(value)
+
+
 def string_map(value: Any) -> dict[str, str]:
     return {key: _at(key, string, item) for key, item in obj(value).items()}
 

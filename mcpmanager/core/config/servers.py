@@ -27,6 +27,7 @@ class StdioServerConfig:
     cwd: str | None = None
     disabled: bool = False
     start_timeout: float | None = None  # None: the supervisor's startTimeout
+    roots: list[str] | None = None  # what the server is told its roots are; None: the clients' roots
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class HttpServerConfig:
     disabled: bool = False
     transport: HttpTransport = "http"  # "http" is Streamable HTTP
     start_timeout: float | None = None
+    roots: list[str] | None = None
 
 
 ServerConfig: TypeAlias = StdioServerConfig | HttpServerConfig

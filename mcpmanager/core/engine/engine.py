@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from mcpmanager import __version__
 from mcpmanager.core.catalogue.catalogue import Catalogue
+from mcpmanager.core.catalogue.offerings import Offerings, ServerOffers
 from mcpmanager.core.config.load import load_config
 from mcpmanager.core.config.model import Config, ConfigError
 from mcpmanager.core.config.modes import MODES, Mode
@@ -25,7 +26,13 @@ from mcpmanager.core.engine.events import CatalogueChanged, ConfigApplied, Confi
 from mcpmanager.core.proxy.router import Router
 from mcpmanager.core.signals import Signal
 from mcpmanager.core.supervisor.downstream import Downstream
-from mcpmanager.core.supervisor.events import DownstreamEvent, ToolsChanged
+from mcpmanager.core.supervisor.events import (
+    DownstreamEvent,
+    OffersChanged,
+    ResourceUpdated,
+    ServerMessage,
+    ToolsChanged,
+)
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.supervisor.process import Spawner, spawn_child
 from mcpmanager.core.system.paths import Paths
@@ -69,8 +76,11 @@ class Engine:
         self.paths = paths
         self.identity = identity
         self.catalogue = Catalogue(paths.cache_dir / "catalogue.json", config.proxy.max_name_length)
+        self.offerings = Offerings(config.proxy.max_name_length)
         self.downstreams: dict[str, Downstream] = {}
-        self.router = Router(self.catalogue, self.downstreams, mode or config.proxy.mode, config.synonyms)
+        self.router = Router(
+            self.catalogue, self.downstreams, mode or config.proxy.mode, config.synonyms, self.offerings
+        )
         self.endpoint = "stdio"  # or the default mode's URL once serving HTTP (`listening`)
         self.events: Signal[EngineEvent] = Signal("engine events")
         self._refresh_pending = False
@@ -79,6 +89,7 @@ class Engine:
         self._applying = asyncio.Lock()
         self._save_pending = False
         self.catalogue.changed.connect(self._catalogue_changed)
+        self.offerings.changed.connect(self._offerings_changed)
         self.router.activity.changed.connect(self.events.emit)
 
     # Lifecycle ------------------------------------------------------------------------------------
@@ -88,6 +99,7 @@ class Engine:
         self.paths.ensure()
         enabled = [s.name for s in self.config.servers.values() if not s.disabled]
         self.catalogue.configure(enabled, self.config.tools)
+        self.offerings.configure(enabled)
         self.router.reset_notified()
         for server in self.config.servers.values():
             self._run(server)
@@ -117,13 +129,17 @@ class Engine:
             self._run(server)
         if config.synonyms != old.synonyms:
             self.router.use_synonyms(config.synonyms)
-        self.catalogue.configure([s.name for s in config.servers.values() if not s.disabled], config.tools)
+        enabled = [s.name for s in config.servers.values() if not s.disabled]
+        self.catalogue.configure(enabled, config.tools)
+        self.offerings.configure(enabled)
         self._advertise()
         self.events.emit(ConfigApplied(tuple(config.servers)))
 
     def _run(self, server: ServerConfig) -> None:
         settings, log_dir = self.config.supervisor, self.paths.log_dir
-        downstream = Downstream(server, settings, log_dir, self._on_downstream, spawner=self._spawner)
+        downstream = Downstream(
+            server, settings, log_dir, self._on_downstream, spawner=self._spawner, asks=self.router.asks
+        )
         self.downstreams[server.name] = downstream
         if server.disabled:
             downstream.disable()
@@ -171,6 +187,13 @@ class Engine:
         if isinstance(event, ToolsChanged):
             self.catalogue.set_tools(event.server, event.tools, save=False)
             self._schedule_cache_save()
+        elif isinstance(event, OffersChanged):
+            offers = ServerOffers(tuple(event.prompts), tuple(event.resources), tuple(event.templates))
+            self.offerings.set_offers(event.server, offers)
+        elif isinstance(event, ResourceUpdated):
+            spawn(self.router.resource_updated(event.uri), name="resource-updated")
+        elif isinstance(event, ServerMessage):
+            spawn(self.router.server_log(event.server, event.level, event.logger, event.data), name="server-log")
         self._schedule_advertise()  # the advertisement carries states and tool counts
         self.events.emit(event)
 
@@ -191,6 +214,9 @@ class Engine:
         if not self._refresh_pending:
             self._refresh_pending = True
             spawn(self._refresh(), name="proxy-refresh")
+
+    def _offerings_changed(self, kinds: frozenset[str]) -> None:
+        spawn(self.router.offers_changed(kinds), name="offers-changed")
 
     async def _refresh(self) -> None:
         await asyncio.sleep(0)  # coalesce a burst of changes into one notification
@@ -242,6 +268,8 @@ class Engine:
                     "restarts": d.status.restarts,
                     "pid": d.process.pid if d.process else None,
                     "tools": len(d.tools) if d.tools is not None else None,
+                    "prompts": len(offers.prompts) if (offers := self.offerings.server_offers(name)) else None,
+                    "resources": len(offers.resources) if offers else None,
                     "protocol": d.protocol_version,
                     "log": str(d.log.path) if d.log.path else None,
                 }

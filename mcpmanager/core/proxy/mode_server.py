@@ -4,7 +4,9 @@ every client picks its mode (`/mcp/discovery`, `/mcp/direct`) from the same engi
 
 Discovery lists the meta-tools and the always-on tools; direct lists every enabled tool. Both
 route any catalogue tool called by name, and both tell their own clients when what they list
-changed, in both protocol eras.
+changed, in both protocol eras. Prompts, resources, completion and logging are the same in both
+modes (`Passthrough`): people and applications pick those, not the model, so listing them costs
+no model context.
 """
 
 from __future__ import annotations
@@ -18,13 +20,21 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ResourceUpdated,
+    ToolsListChanged,
+)
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmanager import __version__
 from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
 from mcpmanager.core.config.modes import Mode
 from mcpmanager.core.proxy import meta_tools as meta
+from mcpmanager.core.proxy.passthrough import Passthrough
 from mcpmanager.core.sdk_compat import connection_of, http_sessions, listen_streams, without_telemetry
 
 logger = logging.getLogger(__name__)
@@ -33,6 +43,8 @@ CallResult = types.CallToolResult | types.InputRequiredResult
 # A client's tools/call: (its request's context, its parameters, whether meta-tools are served).
 CallHandler = Callable[[ServerRequestContext[Any], types.CallToolRequestParams, bool], Awaitable[CallResult]]
 SchemaLookup = Callable[[str], dict[str, Any] | None]
+Offered = Callable[[], frozenset[str]]  # what the servers offer: prompts, resources, completions, logging
+RootsChanged = Callable[[ServerSession], Awaitable[None]]
 
 INSTRUCTIONS = (
     "mcpmanager serves the tools of several MCP servers as one. In discovery mode, find tools with "
@@ -41,8 +53,26 @@ INSTRUCTIONS = (
 
 
 class _ProxyServer(Server[Any]):
-    """Advertise tools.listChanged even where a transport builds the options with no arguments
-    (Streamable HTTP does), so clients know to listen."""
+    """Advertise listChanged even where a transport builds the options with no arguments (Streamable
+    HTTP does), so clients know to listen; advertise prompts, resources, completions and logging
+    only when some server offers them."""
+
+    offered: Offered = staticmethod(lambda: frozenset())  # set per instance
+
+    def get_capabilities(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+        *,
+        protocol_version: str | None = None,
+    ) -> types.ServerCapabilities:
+        capabilities = super().get_capabilities(
+            notification_options, experimental_capabilities, extensions, protocol_version=protocol_version
+        )
+        offered = self.offered()
+        absent = {kind: None for kind in ("prompts", "resources", "completions", "logging") if kind not in offered}
+        return capabilities.model_copy(update=absent)
 
     def create_initialization_options(
         self,
@@ -51,17 +81,29 @@ class _ProxyServer(Server[Any]):
         extensions: dict[str, dict[str, Any]] | None = None,
     ) -> InitializationOptions:
         return super().create_initialization_options(
-            notification_options or NotificationOptions(tools_changed=True),
+            notification_options
+            or NotificationOptions(tools_changed=True, prompts_changed=True, resources_changed=True),
             experimental_capabilities,
             extensions,
         )
 
 
 class ModeServer:
-    def __init__(self, mode: Mode, catalogue: Catalogue, call: CallHandler, input_schema: SchemaLookup) -> None:
+    def __init__(
+        self,
+        mode: Mode,
+        catalogue: Catalogue,
+        call: CallHandler,
+        input_schema: SchemaLookup,
+        passthrough: Passthrough,
+        offered: Offered,
+        roots_changed: RootsChanged,
+    ) -> None:
         self.mode = mode
         self.catalogue = catalogue
         self._call = call
+        self._passthrough = passthrough
+        self._roots_changed = roots_changed
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)  # `listen.close()` ends every modern client's listen stream
         # Handshake-era clients get list_changed on their connection's standalone channel; the
@@ -69,14 +111,29 @@ class ModeServer:
         self._legacy_sessions: dict[int, ServerSession] = {}
         self._listed: tuple[int, list[types.Tool]] | None = None
         self._notified: list[dict[str, Any]] = []
+        self._subscribed: dict[str, set[int]] = {}  # resource URI → handshake-era connections subscribed
         self.server = _ProxyServer(
             "mcpmanager",
             version=__version__,
             instructions=INSTRUCTIONS,
             on_list_tools=self._on_list_tools,
             on_call_tool=self._on_call_tool,
-            on_subscriptions_listen=self.listen,
+            on_subscriptions_listen=self._on_listen,
+            on_list_prompts=self._on_list_prompts,
+            on_get_prompt=self._on_get_prompt,
+            on_list_resources=self._on_list_resources,
+            on_list_resource_templates=self._on_list_templates,
+            on_read_resource=self._on_read_resource,
+            on_subscribe_resource=self._on_subscribe,
+            on_unsubscribe_resource=self._on_unsubscribe,
+            on_completion=self._on_complete,
             get_tool_input_schema=input_schema,
+        )
+        self.server.offered = offered
+        # Added as handlers, not constructor arguments: those warn (both are deprecated in 2026-07-28).
+        self.server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, self._on_set_level)
+        self.server.add_notification_handler(
+            "notifications/roots/list_changed", types.NotificationParams, self._on_roots_changed
         )
         without_telemetry(self.server)
 
@@ -117,11 +174,88 @@ class ModeServer:
         self._remember(ctx)
         return await self._call(ctx, params, self.mode == "discovery")
 
+    async def _on_listen(
+        self, ctx: ServerRequestContext[Any], params: types.SubscriptionsListenRequestParams
+    ) -> types.SubscriptionsListenResult:
+        # A modern client subscribes to resources in its listen filter: follow them downstream.
+        for uri in params.notifications.resource_subscriptions or ():
+            await self._passthrough.subscribe(uri, True)
+        return await self.listen(ctx, params)
+
+    async def _on_list_prompts(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        self._remember(ctx)
+        return self._passthrough.prompts(params.cursor if params else None)
+
+    async def _on_get_prompt(
+        self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult | types.InputRequiredResult:
+        self._remember(ctx)
+        return await self._passthrough.get_prompt(ctx, params)
+
+    async def _on_list_resources(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        self._remember(ctx)
+        return self._passthrough.resources(params.cursor if params else None)
+
+    async def _on_list_templates(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        self._remember(ctx)
+        return self._passthrough.templates(params.cursor if params else None)
+
+    async def _on_read_resource(
+        self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult | types.InputRequiredResult:
+        self._remember(ctx)
+        return await self._passthrough.read_resource(ctx, params)
+
+    async def _on_subscribe(
+        self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams
+    ) -> types.EmptyResult:
+        self._remember(ctx)
+        uri = str(params.uri)
+        self._subscribed.setdefault(uri, set()).add(id(connection_of(ctx.session)))
+        await self._passthrough.subscribe(uri, True)
+        return types.EmptyResult()
+
+    async def _on_unsubscribe(
+        self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
+    ) -> types.EmptyResult:
+        uri = str(params.uri)
+        holders = self._subscribed.get(uri, set())
+        holders.discard(id(connection_of(ctx.session)))
+        if not holders:
+            self._subscribed.pop(uri, None)
+            await self._passthrough.subscribe(uri, False)
+        return types.EmptyResult()
+
+    async def _on_complete(
+        self, ctx: ServerRequestContext[Any], params: types.CompleteRequestParams
+    ) -> types.CompleteResult:
+        self._remember(ctx)
+        return await self._passthrough.complete(ctx, params)
+
+    async def _on_set_level(
+        self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
+    ) -> types.EmptyResult:
+        self._remember(ctx)
+        await self._passthrough.set_level(params.level)
+        return types.EmptyResult()
+
+    async def _on_roots_changed(self, ctx: ServerRequestContext[Any], params: types.NotificationParams) -> None:
+        await self._roots_changed(ctx.session)
+
     def _remember(self, ctx: ServerRequestContext[Any]) -> None:
         session = ctx.session
         if session.protocol_version in MODERN_PROTOCOL_VERSIONS:
             return  # modern clients hear about changes on their subscriptions/listen stream
         self._legacy_sessions[id(connection_of(session))] = session
+
+    def legacy_sessions(self) -> list[ServerSession]:
+        return list(self._legacy_sessions.values())
 
     # Change notification --------------------------------------------------------------------------
 
@@ -136,10 +270,37 @@ class ModeServer:
             return False
         self._notified = snapshot
         await self.bus.publish(ToolsListChanged())
+        await self._to_legacy(types.ToolListChangedNotification())
+        return True
+
+    async def offers_changed(self, kinds: frozenset[str]) -> None:
+        """Tell every client that the merged prompts or resources changed."""
+        if "prompts" in kinds:
+            await self.bus.publish(PromptsListChanged())
+            await self._to_legacy(types.PromptListChangedNotification())
+        if "resources" in kinds:
+            await self.bus.publish(ResourcesListChanged())
+            await self._to_legacy(types.ResourceListChangedNotification())
+
+    async def resource_updated(self, uri: str) -> None:
+        """Tell the clients that subscribed to `uri` (the listen handler filters modern ones)."""
+        await self.bus.publish(ResourceUpdated(uri))
+        holders = self._subscribed.get(uri, set())
+        notification = types.ResourceUpdatedNotification(params=types.ResourceUpdatedNotificationParams(uri=uri))
+        await self._to_legacy(notification, lambda key: key in holders)
+
+    async def broadcast(self, notification: types.ServerNotification) -> None:
+        """Send `notification` to every handshake-era client of this mode."""
+        await self._to_legacy(notification)
+
+    async def _to_legacy(
+        self, notification: types.ServerNotification, wanted: Callable[[int], bool] = lambda key: True
+    ) -> None:
         for key, session in list(self._legacy_sessions.items()):
+            if not wanted(key):
+                continue
             try:
-                await session.send_tool_list_changed()
+                await session.send_notification(notification)
             except Exception as exc:  # a gone client: forget it
                 logger.debug("dropping a client session: %s", exc)
                 self._legacy_sessions.pop(key, None)
-        return True

@@ -2,7 +2,10 @@
 
 Every call is resolved (`Resolver`), recorded (`Activity`) and routed to its server over that
 server's one long-lived session. Results pass through exactly as the server returned them; failures
-become `isError` results a model can act on, never bare protocol errors.
+become `isError` results a model can act on, never bare protocol errors. Prompts, resources,
+completion and logging go through `Passthrough`; what servers ask their client goes to the client
+behind the request (`Callers`, `ClientAsks`, `Rounds`); news from servers (changed lists, updated
+resources, log messages) reaches the clients through every mode server.
 """
 
 from __future__ import annotations
@@ -14,15 +17,23 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+from mcp.server.connection import allowed_log_levels
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
+from mcp.server.session import ServerSession
+from mcp.shared.exceptions import MCPError
 
 from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
+from mcpmanager.core.catalogue.offerings import Offerings
 from mcpmanager.core.config.modes import MODES, Mode
 from mcpmanager.core.proxy import meta_tools as meta
 from mcpmanager.core.proxy.activity import Activity, Outcome
+from mcpmanager.core.proxy.asking import ClientAsks
+from mcpmanager.core.proxy.callers import Caller, Callers
 from mcpmanager.core.proxy.discovery import Discovery
 from mcpmanager.core.proxy.mode_server import CallResult, ModeServer
+from mcpmanager.core.proxy.passthrough import Passthrough
+from mcpmanager.core.proxy.rounds import Rounds
 from mcpmanager.core.proxy.token_count import tokens_of
 from mcpmanager.core.resolve.resolver import Resolver
 from mcpmanager.core.resolve.words import fold
@@ -41,15 +52,26 @@ class Router:
         servers: Mapping[str, Downstream],
         mode: Mode = "direct",
         synonyms: Mapping[str, list[str]] | None = None,
+        offerings: Offerings | None = None,
     ) -> None:
         self.catalogue = catalogue
+        self.offerings = offerings or Offerings(catalogue.max_name_length)
         self.discovery = Discovery(catalogue, SearchIndex(synonyms or {}))
         self.servers = servers  # the engine's live map: servers come and go with config changes
         self._tokens: tuple[tuple[int, str], tuple[int, int]] | None = None
         self.calls = 0
         self.activity = Activity()
         self.resolver = Resolver(catalogue, lambda query, limit: self.discovery.search_names(query, limit))
-        self.mode_servers = {m: ModeServer(m, catalogue, self.call, self.input_schema) for m in MODES}
+        self.callers = Callers()
+        self.rounds = Rounds(self.callers)
+        self.asks = ClientAsks(self.callers, self._legacy_sessions, self._configured_roots)
+        self.passthrough = Passthrough(self.offerings, servers, self.callers, self.rounds)
+        self.mode_servers = {
+            m: ModeServer(
+                m, catalogue, self.call, self.input_schema, self.passthrough, self.offered, self.roots_changed
+            )
+            for m in MODES
+        }
         self.mode = mode  # the default mode: what stdio and `/mcp` serve
 
     @property
@@ -65,9 +87,11 @@ class Router:
         self.discovery = Discovery(self.catalogue, SearchIndex(synonyms))
 
     def close_listeners(self) -> None:
-        """End every modern client's listen stream (before an HTTP server stops)."""
+        """End every modern client's listen stream and release parked requests (before an HTTP
+        server stops)."""
         for server in self.mode_servers.values():
             server.listen.close()
+        self.rounds.close()
 
     # What clients see -----------------------------------------------------------------------------
 
@@ -170,10 +194,17 @@ class Router:
         downstream = self.servers.get(tool.server)
         if downstream is None:
             return error_result(f"Server '{tool.server}' of tool '{called}' is not configured any more.")
-        try:
-            relay = _progress_relay(ctx)
-            answers, state = params.input_responses, params.request_state
+        wants_progress = _progress_token(ctx) is not None
+
+        async def send(caller: Caller, answers: types.InputResponses | None, state: str | None) -> CallResult:
+            relay = _progress_relay(caller) if wants_progress else None
             return await downstream.call_tool(tool.name, arguments, relay, answers, state)
+
+        try:
+            result: CallResult = await self.rounds.run(tool.server, ctx, params, send)
+            return result
+        except MCPError as exc:  # a question the client could not answer (or a stale requestState)
+            return error_result(f"Calling '{called}' on server '{tool.server}' failed: {exc}")
         except Exception as exc:  # boundary: a bug here must reach the model as text, not -32603
             logger.exception("call to %s failed", tool.key)
             return error_result(f"Calling '{called}' on server '{tool.server}' failed: {exc}")
@@ -195,6 +226,67 @@ class Router:
             while any(d.status.state is State.STARTING for d in starting):
                 await anyio.sleep(0.05)
         return True
+
+    # Everything besides tools ---------------------------------------------------------------------
+
+    def offered(self) -> frozenset[str]:
+        """What to advertise: what some enabled server declared, and everything while a server has
+        not connected yet (a client that connects first must not miss what comes a second later)."""
+        kinds: set[str] = set()
+        for downstream in self.servers.values():
+            if downstream.config.disabled:
+                continue
+            declared = downstream.declared
+            if declared is None:
+                return frozenset(_ALL_KINDS)
+            kinds.update(kind for kind in _ALL_KINDS if getattr(declared, kind, None) is not None)
+        return frozenset(kinds)
+
+    async def offers_changed(self, kinds: frozenset[str]) -> None:
+        for server in self.mode_servers.values():
+            await server.offers_changed(kinds)
+
+    async def resource_updated(self, uri: str) -> None:
+        for server in self.mode_servers.values():
+            await server.resource_updated(uri)
+
+    async def server_log(self, server: str, level: types.LoggingLevel, source: str | None, data: Any) -> None:
+        """A server's log message, named after it: on the streams of the requests in flight on it
+        (a modern client only at the level its request asked for), else to every connected client."""
+        message = types.LoggingMessageNotificationParams(
+            level=level, logger=f"{server}/{source}" if source else server, data=data
+        )
+        notification = types.LoggingMessageNotification(params=message)
+        callers = self.callers.on(server)
+        if not callers:
+            for mode_server in self.mode_servers.values():
+                await mode_server.broadcast(notification)
+            return
+        for caller in callers:
+            session = caller.ctx.session
+            if level not in allowed_log_levels(session.protocol_version, caller.ctx.meta):
+                continue
+            try:
+                await session.send_notification(notification, related_request_id=caller.ctx.request_id)
+            except Exception as exc:  # the request just ended: nothing to tell
+                logger.debug("a log message found its request gone: %s", exc)
+
+    async def roots_changed(self, session: ServerSession) -> None:
+        """A client's roots changed: every server that follows the clients' roots is told."""
+        self.asks.client_roots_changed(session)
+        for downstream in list(self.servers.values()):
+            if downstream.status.state is State.READY:
+                try:
+                    await downstream.roots_changed()
+                except Exception as exc:  # one gone server must not stop the others hearing it
+                    logger.debug("%s: roots list_changed not delivered: %s", downstream.name, exc)
+
+    def _legacy_sessions(self) -> list[ServerSession]:
+        return [s for server in self.mode_servers.values() for s in server.legacy_sessions()]
+
+    def _configured_roots(self, server: str) -> list[str] | None:
+        downstream = self.servers.get(server)
+        return downstream.config.roots if downstream is not None else None
 
     # Change notification --------------------------------------------------------------------------
 
@@ -228,13 +320,18 @@ def _first_line(result: CallResult) -> str | None:
     return None
 
 
-def _progress_relay(ctx: ServerRequestContext[Any]) -> ProgressCallback | None:
+_ALL_KINDS = ("prompts", "resources", "completions", "logging")
+
+
+def _progress_token(ctx: ServerRequestContext[Any]) -> Any:
     meta = ctx.meta or {}
-    token = meta.get("progress_token", meta.get("progressToken"))
-    if token is None:
-        return None
+    return meta.get("progress_token", meta.get("progressToken"))
+
+
+def _progress_relay(caller: Caller) -> ProgressCallback:
+    """Progress to the request the caller is now (a parked call's retry replaces its first request)."""
 
     async def relay(progress: float, total: float | None, message: str | None) -> None:
-        await ctx.session.report_progress(progress, total, message)
+        await caller.ctx.session.report_progress(progress, total, message)
 
     return relay

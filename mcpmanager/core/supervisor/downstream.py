@@ -29,9 +29,20 @@ from mcpmanager import __version__
 from mcpmanager.core.config.servers import ServerConfig, StdioServerConfig, secret_values
 from mcpmanager.core.config.settings import SupervisorSettings
 from mcpmanager.core.sdk_compat import Transport, pass_results_through
-from mcpmanager.core.supervisor import lifecycle
-from mcpmanager.core.supervisor.events import Listener, StatusChanged, ToolDict, ToolsChanged
+from mcpmanager.core.supervisor import explain, lifecycle
+from mcpmanager.core.supervisor.asks import NobodyUpstream, UpstreamAsks
+from mcpmanager.core.supervisor.events import (
+    Listener,
+    OffersChanged,
+    ResourceUpdated,
+    ServerMessage,
+    StatusChanged,
+    ToolDict,
+    ToolsChanged,
+)
 from mcpmanager.core.supervisor.lifecycle import Lifecycle, State, Status
+from mcpmanager.core.supervisor.listening import Changes, listen_for_changes
+from mcpmanager.core.supervisor.offers import every_page, list_offers
 from mcpmanager.core.supervisor.process import ChildProcess, Spawner, SpawnError, spawn_child
 from mcpmanager.core.supervisor.remote import remote_transport
 from mcpmanager.core.supervisor.stderr_log import StderrLog
@@ -41,7 +52,11 @@ from mcpmanager.core.tool_results import error_result
 logger = logging.getLogger(__name__)
 
 ProgressCallback = ProgressFnT
-_PAGE_CAP = 1000  # a server whose cursor never ends must not hang us
+_LIST_CHANGED = (types.PromptListChangedNotification, types.ResourceListChangedNotification)
+
+
+class Unavailable(Exception):
+    """The server cannot take a request now; the message says why (and its state)."""
 
 
 class _StartFailure(Exception):
@@ -60,9 +75,12 @@ class Downstream:
         listener: Listener,
         clock: Callable[[], float] = time.monotonic,
         spawner: Spawner = spawn_child,
+        asks: UpstreamAsks | None = None,
     ) -> None:
-        """`spawner` makes the child process of a stdio server (tests pass a fake one)."""
+        """`spawner` makes the child process of a stdio server (tests pass a fake one); `asks`
+        answers what the server asks its client (sampling, elicitation, roots)."""
         self.config = config
+        self._asks = asks or NobodyUpstream()
         self._spawner = spawner
         self.name = config.name
         self.settings = settings
@@ -83,6 +101,7 @@ class Downstream:
         self.tools: list[ToolDict] | None = None
         self.process: ChildProcess | None = None
         self.protocol_version: str | None = None
+        self.declared: types.ServerCapabilities | None = None  # what it declared when it last connected
         self.last_exit: str | None = None
         self.ready_since: float | None = None
         self._client: Client | None = None
@@ -91,6 +110,10 @@ class Downstream:
         self._attempt_scope: anyio.CancelScope | None = None
         self._retry: asyncio.TimerHandle | None = None
         self._refetch = asyncio.Event()
+        self._refetch_offers = asyncio.Event()
+        self.subscriptions: set[str] = set()  # resource URIs some client subscribed to
+        self.log_level: types.LoggingLevel | None = None  # what a client set; None: the server's default
+        self._relisten = asyncio.Event()
         self._stopping = False
         self._phase = "start"
 
@@ -178,7 +201,7 @@ class Downstream:
         if self._stopping:
             return  # we ended it: not a crash
         if scope.cancel_called and not was_ready:
-            reason = self._with_stderr(f"{self._phase} timed out after {timeout:g} s")
+            reason = explain.with_stderr(self.log, f"{self._phase} timed out after {timeout:g} s")
         self._crashed(reason or "connection closed", permanent)
 
     async def _attempt_body(self, scope: anyio.CancelScope) -> None:
@@ -190,15 +213,22 @@ class Downstream:
                 cache=None,
                 message_handler=self._on_message,
                 client_info=types.Implementation(name="mcpmanager", version=__version__),
+                sampling_callback=lambda _ctx, params: self._asks.sample(self.name, params),
+                elicitation_callback=lambda _ctx, params: self._asks.elicit(self.name, params),
+                list_roots_callback=lambda _ctx: self._asks.roots(self.name),
+                logging_callback=self._on_log,
+                log_level="info",  # modern servers log only for requests that opt in
             )
             self._phase = "handshake"
             await stack.enter_async_context(client)
             pass_results_through(client)
             self.protocol_version = client.protocol_version
+            self.declared = client.server_capabilities
             self._phase = "tools/list"
             tools = await self._list_tools(client)
             scope.deadline = math.inf
             self._client = client
+            await self._resume(client)
             self._set_tools(tools)
             self.ready_since = time.time()
             self._apply(lifecycle.BecameReady(self._clock()))
@@ -219,6 +249,17 @@ class Downstream:
         self.log.note(f"connecting to {config.url}")
         return remote_transport(config)
 
+    async def _resume(self, client: Client) -> None:
+        """A new connection takes up what clients asked of the last one: the log level and, in the
+        handshake era, the resource subscriptions (modern ones ride on the listen stream)."""
+        try:
+            await self._apply_log_level(client)
+            if client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+                for uri in sorted(self.subscriptions):
+                    await _subscribe(client, uri, True)
+        except MCPError as exc:
+            self.log.note(f"restoring the log level or subscriptions failed: {exc}")
+
     async def _serve(self, client: Client) -> str:
         """Keep the session until something ends it; return why (a crash reason)."""
         outcome = "connection closed"
@@ -231,23 +272,16 @@ class Downstream:
                     await anyio.Event().wait()  # not sleep_forever: see pyproject
                     return
                 await process.exited.wait()
-                outcome = self._exit_reason(process)
+                outcome = explain.exit_reason(process, self.log)
                 tg.cancel_scope.cancel()
 
             tg.start_soon(until_exit)
             tg.start_soon(self._refetch_loop, client)
+            tg.start_soon(self._offers_loop, client)
             if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                tg.start_soon(self._listen_loop, client)
+                changes = Changes(self._refetch.set, self._refetch_offers.set, self._resource_updated)
+                tg.start_soon(listen_for_changes, client, lambda: sorted(self.subscriptions), self._relisten, changes)
         return outcome
-
-    async def _listen_loop(self, client: Client) -> None:
-        # Modern-era servers announce tool changes only on a subscriptions/listen stream.
-        try:
-            async with client.listen(tools_list_changed=True) as subscription:
-                async for _event in subscription:
-                    self._refetch.set()
-        except Exception as exc:  # a server without listen support still works, it just can't notify
-            logger.debug("%s: listen stream ended: %s", self.name, exc)
 
     async def _refetch_loop(self, client: Client) -> None:
         while True:
@@ -261,22 +295,44 @@ class Downstream:
                 continue
             self._set_tools(tools)
 
+    async def _offers_loop(self, client: Client) -> None:
+        self._refetch_offers.set()  # the first listing, once the server is ready
+        while True:
+            await self._refetch_offers.wait()
+            self._refetch_offers.clear()
+            try:
+                with anyio.fail_after(self.start_timeout):
+                    found = await list_offers(client, self.log.note)
+            except TimeoutError:
+                self.log.note(f"listing prompts and resources took over {self.start_timeout:g} s")
+                continue
+            self._listener(OffersChanged(self.name, found["prompts"], found["resources"], found["templates"]))
+
     async def _on_message(self, message: IncomingMessage) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             self._refetch.set()
+        elif isinstance(message, _LIST_CHANGED):
+            self._refetch_offers.set()
+        elif isinstance(message, types.ResourceUpdatedNotification):
+            self._resource_updated(message.params.uri)
         elif isinstance(message, Exception):
             logger.debug("%s: transport error: %s", self.name, message)
 
+    def _resource_updated(self, uri: str) -> None:
+        self._listener(ResourceUpdated(self.name, uri))
+
+    async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
+        data = params.data if isinstance(params.data, str) else repr(params.data)
+        source = f"{params.logger}: " if params.logger else ""
+        self.log.add([f"[log {params.level}] {source}{line}" for line in data.splitlines() or [""]])
+        self._listener(ServerMessage(self.name, params.level, params.logger, params.data))
+
     async def _list_tools(self, client: Client) -> list[ToolDict]:
-        tools: list[ToolDict] = []
-        cursor: str | None = None
-        for _ in range(_PAGE_CAP):
-            page = await client.list_tools(cursor=cursor, cache_mode="bypass")
-            tools.extend(t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in page.tools)
-            cursor = page.next_cursor
-            if not cursor:
-                break
-        return tools
+        async def page(cursor: str | None) -> tuple[list[Any], str | None]:
+            listed = await client.list_tools(cursor=cursor, cache_mode="bypass")
+            return list(listed.tools), listed.next_cursor
+
+        return await every_page(page)
 
     def _set_tools(self, tools: list[ToolDict]) -> None:
         if tools != self.tools:
@@ -287,29 +343,6 @@ class Downstream:
         self.last_exit = reason
         self.log.note(reason)
         self._apply(lifecycle.Crashed(self._clock(), reason, permanent))
-
-    # Explaining failures --------------------------------------------------------------------------
-
-    def _exit_reason(self, process: ChildProcess, when: str = "") -> str:
-        reason = process.exit.describe() + when
-        last = self.log.tail(1)
-        if last and not last[0].startswith("[mcpmanager]"):
-            reason += f" — {last[0]}"
-        return reason
-
-    def _with_stderr(self, reason: str) -> str:
-        last = [line for line in self.log.tail(5) if not line.startswith("[mcpmanager]")]
-        return f"{reason} — {last[-1]}" if last else reason
-
-    def _explain(self, exc: BaseException) -> str:
-        process = self.process
-        if process is not None and process.exited_on_its_own:
-            when = "" if self.ready_since is not None else " before the handshake finished"
-            return self._exit_reason(process, when)
-        exc = _leaf(exc)
-        if isinstance(exc, MCPError):
-            return self._with_stderr(f"protocol error: {exc}")
-        return self._with_stderr(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
 
     # Calls ----------------------------------------------------------------------------------------
 
@@ -326,15 +359,10 @@ class Downstream:
         An `InputRequiredResult` (a 2026-07-28 server asking the user something) is handed back to
         the caller as it is, and the caller's answers (`input_responses`, `request_state`) are passed
         down on the retry: the client at the far end owns the conversation with the user."""
-        if self.status.state is State.STARTING and not self._ready.is_set():
-            wait = self.settings.starting_wait
-            with anyio.move_on_after(wait):
-                await self._ready.wait()
-            if not self._ready.is_set():
-                return self.unavailable(f"it is still starting after {wait:g} s")
-        client = self._client
-        if client is None or self.status.state is not State.READY:
-            return self.unavailable()
+        try:
+            client = await self.ready_client()
+        except Unavailable as exc:
+            return error_result(str(exc))
         try:
             result = await client.session.call_tool(
                 name,
@@ -359,7 +387,53 @@ class Downstream:
         except Exception as exc:  # the connection broke under the call: most likely the server died
             logger.debug("%s: call to %s failed", self.name, name, exc_info=True)
             await self._settle()
-            return self.unavailable(f"the call to '{name}' was cut off ({type(_leaf(exc)).__name__})")
+            return self.unavailable(f"the call to '{name}' was cut off ({type(explain.leaf(exc)).__name__})")
+
+    async def ready_client(self) -> Client:
+        """The live client of a ready server, after waiting (bounded) for one that is starting;
+        raises `Unavailable` saying why there is none."""
+        if self.status.state is State.STARTING and not self._ready.is_set():
+            wait = self.settings.starting_wait
+            with anyio.move_on_after(wait):
+                await self._ready.wait()
+            if not self._ready.is_set():
+                raise Unavailable(self.unavailable_text(f"it is still starting after {wait:g} s"))
+        client = self._client
+        if client is None or self.status.state is not State.READY:
+            raise Unavailable(self.unavailable_text())
+        return client
+
+    async def set_log_level(self, level: types.LoggingLevel) -> None:
+        """The level of log messages to receive (kept for later connections too)."""
+        self.log_level = level
+        if (client := self._client) is not None:
+            await self._apply_log_level(client)
+
+    async def _apply_log_level(self, client: Client) -> None:
+        # Modern servers have no logging/setLevel: each request opts in (at "info", see the Client).
+        modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
+        if self.log_level is not None and not modern and client.server_capabilities.logging is not None:
+            request = types.SetLevelRequest(params=types.SetLevelRequestParams(level=self.log_level))
+            await client.session.send_request(request, types.EmptyResult)
+
+    async def roots_changed(self) -> None:
+        """Tell the server its client's roots changed (it asks for them again)."""
+        client = self._client
+        if client is not None and self.config.roots is None:
+            await client.session.send_notification(types.RootsListChangedNotification())
+
+    async def subscribe(self, uri: str, subscribed: bool) -> None:
+        """Follow (or stop following) updates of `uri` on this server."""
+        if (uri in self.subscriptions) == subscribed:
+            return
+        (self.subscriptions.add if subscribed else self.subscriptions.discard)(uri)
+        client = self._client
+        if client is None:
+            return  # the set is applied when it is ready (modern) or was never sent (handshake era)
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            self._relisten.set()
+        else:
+            await _subscribe(client, uri, subscribed)
 
     async def _settle(self) -> None:
         # Give the exit watcher a moment so the error names the real state, not "ready".
@@ -368,14 +442,23 @@ class Downstream:
                 await anyio.sleep(0.02)
 
     def unavailable(self, detail: str | None = None) -> types.CallToolResult:
-        lines = [f"Server '{self.name}' is unavailable ({self.status.describe()})."]
-        if detail:
-            lines[0] = f"Server '{self.name}' is unavailable: {detail} ({self.status.describe()})."
-        tail = [line for line in self.log.tail(8) if line.strip()]
-        if tail:
-            lines.append("Last stderr lines:")
-            lines.extend(f"  {line}" for line in tail)
-        return error_result("\n".join(lines))
+        return error_result(self.unavailable_text(detail))
+
+    def unavailable_text(self, detail: str | None = None) -> str:
+        return explain.unavailable_text(self.name, self.status, self.log, detail)
+
+    def _explain(self, exc: BaseException) -> str:
+        return explain.explain(exc, self.process, self.log, self.ready_since is not None)
+
+
+async def _subscribe(client: Client, uri: str, subscribed: bool) -> None:
+    """resources/subscribe or /unsubscribe (handshake era; the SDK's helpers for them warn)."""
+    request: types.SubscribeRequest | types.UnsubscribeRequest
+    if subscribed:
+        request = types.SubscribeRequest(params=types.SubscribeRequestParams(uri=uri))
+    else:
+        request = types.UnsubscribeRequest(params=types.UnsubscribeRequestParams(uri=uri))
+    await client.session.send_request(request, types.EmptyResult)
 
 
 def _without_server_info(
@@ -387,12 +470,6 @@ def _without_server_info(
         return result
     rest = {k: v for k, v in meta.items() if k != types.SERVER_INFO_META_KEY}
     return result.model_copy(update={"meta": rest or None})
-
-
-def _leaf(exc: BaseException) -> BaseException:
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
 
 
 def _file_safe(name: str) -> str:

@@ -1,10 +1,13 @@
-"""What a downstream server tells the engine: its state changed, its tools changed."""
+"""What a downstream server tells the engine: its state, its tools and its other lists changed, a
+resource it serves was updated, it logged a message."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from mcp_types import LoggingLevel
 
 from mcpmanager.core.supervisor.lifecycle import Status
 
@@ -23,5 +26,31 @@ class ToolsChanged:
     tools: list[ToolDict]
 
 
-DownstreamEvent = StatusChanged | ToolsChanged
+@dataclass(frozen=True)
+class OffersChanged:
+    """Its prompts, resources and resource templates (each as listed; empty when not offered)."""
+
+    server: str
+    prompts: list[ToolDict]
+    resources: list[ToolDict]
+    templates: list[ToolDict]
+
+
+@dataclass(frozen=True)
+class ResourceUpdated:
+    server: str
+    uri: str
+
+
+@dataclass(frozen=True)
+class ServerMessage:
+    """A `notifications/message` the server sent (MCP logging), as the SDK parsed it."""
+
+    server: str
+    level: LoggingLevel
+    logger: str | None
+    data: Any
+
+
+DownstreamEvent = StatusChanged | ToolsChanged | OffersChanged | ResourceUpdated | ServerMessage
 Listener = Callable[[DownstreamEvent], None]

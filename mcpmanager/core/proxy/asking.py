@@ -1,0 +1,180 @@
+"""What a server asks its client (sampling, elicitation, roots), handed to the client behind the call.
+
+The client is found by `Callers` (the one whose request is in flight on that server). It is asked
+the way its protocol era allows: a handshake-era client gets the request itself, sent on the
+stream of its own request; a 2026-07-28 client gets it inside an `InputRequiredResult` of its
+request (`rounds` parks the server's call until the client answers). A client is only asked for
+what it declared; otherwise the server gets an error saying which client lacks what.
+
+Roots: a server with `roots` in its config is told those and no client is asked. Otherwise a
+server asking during a client's request gets that client's roots; asking at any other time (most
+ask right after connecting) it gets the union of the roots every connected client declared.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import anyio
+import mcp_types as types
+from mcp.server.session import ServerSession
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import ServerMessageMetadata
+from pydantic import BaseModel
+
+from mcpmanager.core.proxy.callers import Caller, Callers
+from mcpmanager.core.sdk_compat import connection_of
+from mcpmanager.core.supervisor.asks import SampleAnswer
+
+logger = logging.getLogger(__name__)
+
+ROOTS_WAIT = 5.0  # seconds a connected client gets to say its roots when no call is in flight
+Answer = types.InputResponse | types.ErrorData
+
+
+def _refusal(message: str) -> types.ErrorData:
+    return types.ErrorData(code=types.INVALID_REQUEST, message=message)
+
+
+def missing_capability(capabilities: types.ClientCapabilities, request: types.InputRequest) -> str | None:
+    """What the client would need to declare to be asked `request`, when it did not."""
+    if isinstance(request, types.CreateMessageRequest):
+        if capabilities.sampling is None:
+            return "sampling"
+        if (request.params.tools or request.params.tool_choice) and capabilities.sampling.tools is None:
+            return "sampling with tools"
+        return None
+    if isinstance(request, types.ElicitRequest):
+        elicitation = capabilities.elicitation
+        if elicitation is None:
+            return "elicitation"
+        if isinstance(request.params, types.ElicitRequestURLParams):
+            return None if elicitation.url is not None else "URL-mode elicitation"
+        # An empty `elicitation: {}` means form mode (the spec's backwards-compatible reading).
+        return None if elicitation.form is not None or elicitation.url is None else "form-mode elicitation"
+    return "roots" if capabilities.roots is None else None
+
+
+def capability_error(caller: Caller, request: types.InputRequest) -> types.ErrorData | None:
+    """The error a server gets when the client behind `caller` did not declare what `request` needs."""
+    missing = missing_capability(caller.capabilities, request)
+    if missing is None:
+        return None
+    return types.ErrorData(
+        code=types.MISSING_REQUIRED_CLIENT_CAPABILITY,
+        message=f"{caller.client_name} (the client calling '{caller.server}' through mcpmanager) did not declare "
+        f"{missing}, so it cannot answer this request.",
+    )
+
+
+def _result_type(request: types.InputRequest) -> type[BaseModel]:
+    if isinstance(request, types.CreateMessageRequest):
+        wants_tools = bool(request.params.tools or request.params.tool_choice)
+        return types.CreateMessageResultWithTools if wants_tools else types.CreateMessageResult
+    return types.ElicitResult if isinstance(request, types.ElicitRequest) else types.ListRootsResult
+
+
+async def ask_caller(caller: Caller, request: types.InputRequest) -> Answer:
+    """Put `request` to the client behind `caller`, the way its era allows."""
+    if caller.modern:
+        if caller.questions is None:
+            return _refusal(
+                f"{caller.client_name} speaks MCP 2026-07-28 and can only be asked during tools/call, "
+                "prompts/get or resources/read"
+            )
+        answer: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
+        caller.questions.put_nowait((request, answer))
+        return await answer
+    return await ask_session(caller.ctx.session, request, caller.ctx.request_id)
+
+
+async def ask_session(session: ServerSession, request: types.InputRequest, related: types.RequestId | None) -> Answer:
+    """Send `request` to a handshake-era client (on the stream of its request `related`, if any)."""
+    try:
+        result = await session.send_request(
+            request,
+            _result_type(request),
+            metadata=ServerMessageMetadata(related_request_id=related),
+        )
+    except MCPError as exc:
+        return exc.error
+    except Exception as exc:  # the client went away or cannot be reached: the server gets why
+        return types.ErrorData(code=types.INTERNAL_ERROR, message=f"The client could not be asked: {exc}")
+    return result  # type: ignore[return-value]  # validated as `_result_type(request)`
+
+
+class ClientAsks:
+    """The proxy's answer to `UpstreamAsks`: every server's questions go to the right client."""
+
+    def __init__(
+        self,
+        callers: Callers,
+        sessions: Callable[[], Iterable[ServerSession]],
+        configured_roots: Callable[[str], list[str] | None],
+    ) -> None:
+        self.callers = callers
+        self._sessions = sessions  # handshake-era clients connected now (the mode servers know them)
+        self._configured_roots = configured_roots
+        self._heard_roots: dict[int, list[types.Root]] = {}  # per connection: what a client last said
+
+    async def sample(self, server: str, params: types.CreateMessageRequestParams) -> SampleAnswer:
+        answer = await self._ask(server, types.CreateMessageRequest(params=params), "sampling")
+        if isinstance(answer, types.CreateMessageResult | types.CreateMessageResultWithTools | types.ErrorData):
+            return answer
+        return _refusal(f"The client answered {server}'s sampling request with a {type(answer).__name__}.")
+
+    async def elicit(self, server: str, params: types.ElicitRequestParams) -> types.ElicitResult | types.ErrorData:
+        answer = await self._ask(server, types.ElicitRequest(params=params), "elicitation")
+        if isinstance(answer, types.ElicitResult | types.ErrorData):
+            return answer
+        return _refusal(f"The client answered {server}'s elicitation request with a {type(answer).__name__}.")
+
+    async def roots(self, server: str) -> types.ListRootsResult | types.ErrorData:
+        configured = self._configured_roots(server)
+        if configured is not None:
+            return types.ListRootsResult(roots=[_root(entry) for entry in configured])
+        caller = self.callers.find(server)
+        if isinstance(caller, Caller) and caller.capabilities.roots is not None:
+            answer = await ask_caller(caller, types.ListRootsRequest())
+            if isinstance(answer, types.ListRootsResult):
+                self._heard_roots[id(caller.connection)] = list(answer.roots)
+                return answer
+        return types.ListRootsResult(roots=await self._all_roots())
+
+    def client_roots_changed(self, session: ServerSession) -> None:
+        """A client said its roots changed: forget what it said before."""
+        self._heard_roots.pop(id(connection_of(session)), None)
+
+    async def _ask(self, server: str, request: types.InputRequest, what: str) -> Answer:
+        caller = self.callers.find(server)
+        if isinstance(caller, str):
+            return _refusal(f"mcpmanager cannot forward {what} from server '{server}': {caller}.")
+        return capability_error(caller, request) or await ask_caller(caller, request)
+
+    async def _all_roots(self) -> list[types.Root]:
+        """The union of every connected client's roots (asking handshake-era ones now)."""
+        sessions = [s for s in self._sessions() if (s.client_capabilities or types.ClientCapabilities()).roots]
+
+        async def ask(session: ServerSession) -> None:
+            with anyio.move_on_after(ROOTS_WAIT):
+                answer = await ask_session(session, types.ListRootsRequest(), None)
+                if isinstance(answer, types.ListRootsResult):
+                    self._heard_roots[id(connection_of(session))] = list(answer.roots)
+
+        await asyncio.gather(*(ask(s) for s in sessions), return_exceptions=True)
+        union: dict[str, types.Root] = {}
+        for roots in self._heard_roots.values():
+            for root in roots:
+                union.setdefault(str(root.uri), root)
+        return list(union.values())
+
+
+def _root(entry: str) -> types.Root:
+    """A configured root: a URI as written, or a path made into a file:// URI."""
+    if "://" in entry:
+        return types.Root(uri=entry)  # type: ignore[arg-type]  # pydantic parses the string
+    path = Path(entry).expanduser().resolve()
+    return types.Root(uri=path.as_uri(), name=path.name or str(path))  # type: ignore[arg-type]

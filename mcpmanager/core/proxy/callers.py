@@ -1,0 +1,103 @@
+"""Which client a server is working for: the requests in flight on each server, and who sent them.
+
+A server that asks its client something (sampling, elicitation, roots) during a call asks
+mcpmanager, which must find the client behind that call. The SDK does not tell a client which of
+its requests a server's request relates to, so the rule is by what is in flight on that server:
+
+* one client has requests in flight there: that client (its latest request);
+* none: nobody can be meant (roots fall back to what all clients said: see `asking`);
+* several clients: mcpmanager cannot tell which, and refuses rather than ask the wrong person.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from mcpmanager.core.sdk_compat import connection_of
+
+# One question a modern client must answer before the parked request can go on (see `rounds`).
+Question = tuple[types.InputRequest, "asyncio.Future[types.InputResponse | types.ErrorData]"]
+_serial = itertools.count()
+
+
+@dataclass(eq=False)
+class Caller:
+    """A client's request in flight on one server."""
+
+    server: str
+    ctx: ServerRequestContext[Any]
+    # A modern client is asked by returning an InputRequiredResult from this request; questions wait
+    # here for it. None where the request cannot carry one (completion, a handshake-era client).
+    questions: asyncio.Queue[Question] | None = None
+    order: int = field(default_factory=lambda: next(_serial))
+
+    @property
+    def modern(self) -> bool:
+        return self.ctx.session.protocol_version in MODERN_PROTOCOL_VERSIONS
+
+    @property
+    def connection(self) -> object:
+        return connection_of(self.ctx.session)
+
+    @property
+    def capabilities(self) -> types.ClientCapabilities:
+        return self.ctx.session.client_capabilities or types.ClientCapabilities()
+
+    @property
+    def client_name(self) -> str:
+        params = self.ctx.session.client_params
+        return params.client_info.name if params is not None else "the client"
+
+
+class Callers:
+    def __init__(self) -> None:
+        self._on: dict[str, list[Caller]] = {}
+
+    @contextmanager
+    def working_for(self, server: str, ctx: ServerRequestContext[Any]) -> Iterator[Caller]:
+        """Count `ctx` as in flight on `server` for the duration (a request that cannot park)."""
+        caller = self.enter(server, ctx)
+        try:
+            yield caller
+        finally:
+            self.leave(caller)
+
+    def enter(self, server: str, ctx: ServerRequestContext[Any], parkable: bool = False) -> Caller:
+        """`ctx` is in flight on `server` until `leave`; `parkable`: the request can answer with an
+        InputRequiredResult (tools/call, prompts/get, resources/read)."""
+        modern = ctx.session.protocol_version in MODERN_PROTOCOL_VERSIONS
+        caller = Caller(server, ctx, asyncio.Queue() if parkable and modern else None)
+        self._on.setdefault(server, []).append(caller)
+        return caller
+
+    def leave(self, caller: Caller) -> None:
+        callers = self._on.get(caller.server, [])
+        if caller in callers:
+            callers.remove(caller)
+        if not callers:
+            self._on.pop(caller.server, None)
+
+    def on(self, server: str) -> list[Caller]:
+        return list(self._on.get(server, ()))
+
+    def find(self, server: str) -> Caller | str:
+        """The caller a request from `server` is for, or why there is none (a sentence)."""
+        callers = self._on.get(server)
+        if not callers:
+            return f"no client request is in flight on server '{server}'"
+        connections = {id(c.connection) for c in callers}
+        if len(connections) > 1:
+            return (
+                f"{len(connections)} clients have requests in flight on server '{server}' and mcpmanager "
+                "cannot tell which one this is for"
+            )
+        return max(callers, key=lambda c: c.order)

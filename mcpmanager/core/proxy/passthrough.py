@@ -1,0 +1,208 @@
+"""Everything a client asks besides tools: prompts, resources, completion, logging.
+
+Lists are merged from every server (`Offerings`) and paged to clients with cursors; each request
+goes to the server that owns what it names, under that server's own name for it. A server's
+protocol error passes through with its code and message, so a client sees what the server said
+(a missing resource keeps its code); mcpmanager's own refusals name the server or the thing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import mcp_types as types
+from mcp import Client
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+
+from mcpmanager.core.catalogue.offerings import Offerings
+from mcpmanager.core.proxy.callers import Caller, Callers
+from mcpmanager.core.proxy.rounds import Rounds
+from mcpmanager.core.supervisor.downstream import Downstream, Unavailable
+from mcpmanager.core.supervisor.lifecycle import State
+
+logger = logging.getLogger(__name__)
+
+PAGE_SIZE = 500  # items per page of a merged list: a cursor only where lists are long
+
+T = TypeVar("T")
+
+
+def page_of(items: Sequence[T], cursor: str | None, size: int = PAGE_SIZE) -> tuple[list[T], str | None]:
+    """One page of a merged list and the cursor of the next (None at the end). Cursors are offsets:
+    the lists change rarely, and a client that pages across a change just refetches."""
+    start = 0
+    if cursor:
+        try:
+            start = int(cursor)
+        except ValueError:
+            raise MCPError(types.INVALID_PARAMS, f"Invalid cursor {cursor!r}.") from None
+        if start < 0 or start > len(items):
+            raise MCPError(types.INVALID_PARAMS, f"Invalid cursor {cursor!r}.")
+    end = start + size
+    return list(items[start:end]), str(end) if end < len(items) else None
+
+
+class Passthrough:
+    def __init__(
+        self, offerings: Offerings, servers: Mapping[str, Downstream], callers: Callers, rounds: Rounds
+    ) -> None:
+        self.offerings = offerings
+        self.servers = servers
+        self.callers = callers
+        self.rounds = rounds
+        self.log_level: types.LoggingLevel | None = None  # what a client last set with logging/setLevel
+
+    # Lists ----------------------------------------------------------------------------------------
+
+    def prompts(self, cursor: str | None) -> types.ListPromptsResult:
+        specs = [p.exposed_spec() for p in self.offerings.prompts()]
+        page, next_cursor = page_of(specs, cursor)
+        return types.ListPromptsResult(prompts=[types.Prompt.model_validate(p) for p in page], next_cursor=next_cursor)
+
+    def resources(self, cursor: str | None) -> types.ListResourcesResult:
+        page, next_cursor = page_of([r.spec for r in self.offerings.resources()], cursor)
+        resources = [types.Resource.model_validate(r) for r in page]
+        return types.ListResourcesResult(resources=resources, next_cursor=next_cursor)
+
+    def templates(self, cursor: str | None) -> types.ListResourceTemplatesResult:
+        page, next_cursor = page_of([t.spec for t in self.offerings.templates()], cursor)
+        templates = [types.ResourceTemplate.model_validate(t) for t in page]
+        return types.ListResourceTemplatesResult(resource_templates=templates, next_cursor=next_cursor)
+
+    # Routed requests ------------------------------------------------------------------------------
+
+    async def get_prompt(
+        self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult | types.InputRequiredResult:
+        prompt = self.offerings.prompt(params.name)
+        if prompt is None:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown prompt '{params.name}'.")
+
+        client = await self._client(prompt.server)
+
+        async def get(
+            caller: Caller, responses: types.InputResponses | None, state: str | None
+        ) -> types.GetPromptResult | types.InputRequiredResult:
+            return await _guarded(
+                prompt.server,
+                client.session.get_prompt(
+                    prompt.name,
+                    params.arguments,
+                    input_responses=responses,
+                    request_state=state,
+                    allow_input_required=True,
+                ),
+            )
+
+        result: types.GetPromptResult | types.InputRequiredResult = await self.rounds.run(
+            prompt.server, ctx, params, get
+        )
+        return result
+
+    async def read_resource(
+        self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult | types.InputRequiredResult:
+        uri = str(params.uri)
+        servers = self.offerings.servers_for_uri(uri)
+        if not servers:
+            raise MCPError(types.INVALID_PARAMS, f"Resource not found: {uri} (no server offers resources).")
+
+        async def read_from(server: str) -> types.ReadResourceResult | types.InputRequiredResult:
+            client = await self._client(server)
+
+            async def read(
+                caller: Caller, responses: types.InputResponses | None, state: str | None
+            ) -> types.ReadResourceResult | types.InputRequiredResult:
+                return await _guarded(
+                    server,
+                    client.session.read_resource(
+                        uri, input_responses=responses, request_state=state, allow_input_required=True
+                    ),
+                )
+
+            result: types.ReadResourceResult | types.InputRequiredResult = await self.rounds.run(
+                server, ctx, params, read
+            )
+            return result
+
+        # Its owner first; a URI nobody listed goes to each server that might have it, in order.
+        failure: MCPError | None = None
+        for server in servers:
+            try:
+                return await read_from(server)
+            except MCPError as exc:
+                failure = failure or exc
+        assert failure is not None
+        raise failure
+
+    async def complete(
+        self, ctx: ServerRequestContext[Any], params: types.CompleteRequestParams
+    ) -> types.CompleteResult:
+        ref = params.ref
+        if isinstance(ref, types.PromptReference):
+            prompt = self.offerings.prompt(ref.name)
+            if prompt is None:
+                raise MCPError(types.INVALID_PARAMS, f"Unknown prompt '{ref.name}'.")
+            server, ref = prompt.server, ref.model_copy(update={"name": prompt.name})
+        else:
+            template = self.offerings.template(ref.uri)
+            if template is None:
+                raise MCPError(types.INVALID_PARAMS, f"Unknown resource template '{ref.uri}'.")
+            server = template.server
+        if not self._declares(server, "completions"):
+            return types.CompleteResult(completion=types.Completion(values=[]))
+        client = await self._client(server)
+        request = types.CompleteRequest(params=params.model_copy(update={"ref": ref, "meta": None}))
+        with self.callers.working_for(server, ctx):
+            return await _guarded(server, client.session.send_request(request, types.CompleteResult))
+
+    async def subscribe(self, uri: str, subscribed: bool) -> None:
+        """Follow `uri` on the servers that may serve it (its owner, or matching templates)."""
+        for name in self.offerings.servers_for_uri(uri):
+            downstream = self.servers.get(name)
+            if downstream is None or not self._declares(name, "subscribe"):
+                continue
+            try:
+                await downstream.subscribe(uri, subscribed)
+            except Exception as exc:  # one server refusing must not fail the client's subscription
+                downstream.log.note(f"{'subscribing to' if subscribed else 'unsubscribing from'} {uri} failed: {exc}")
+
+    async def set_level(self, level: types.LoggingLevel) -> None:
+        """Apply a client's logging level to every ready server that has logging."""
+        self.log_level = level
+        for name, downstream in list(self.servers.items()):
+            if downstream.status.state is State.READY and self._declares(name, "logging"):
+                await downstream.set_log_level(level)
+
+    # Plumbing -------------------------------------------------------------------------------------
+
+    def _declares(self, server: str, what: str) -> bool:
+        downstream = self.servers.get(server)
+        capabilities = downstream.declared if downstream else None
+        if capabilities is None:
+            return False
+        if what == "subscribe":
+            return bool(capabilities.resources and capabilities.resources.subscribe)
+        return getattr(capabilities, what, None) is not None
+
+    async def _client(self, server: str) -> Client:
+        downstream = self.servers.get(server)
+        if downstream is None:
+            raise MCPError(types.INVALID_PARAMS, f"Server '{server}' is not configured any more.")
+        try:
+            return await downstream.ready_client()
+        except Unavailable as exc:
+            raise MCPError(types.INTERNAL_ERROR, str(exc)) from None
+
+
+async def _guarded(server: str, request: Awaitable[T]) -> T:
+    try:
+        return await request
+    except MCPError:
+        raise  # the server's own answer: its code and message reach the client as they are
+    except Exception as exc:  # boundary: a broken connection reads as the server's trouble
+        logger.debug("%s: request failed", server, exc_info=True)
+        raise MCPError(types.INTERNAL_ERROR, f"Server '{server}' failed: {type(exc).__name__}: {exc}") from None

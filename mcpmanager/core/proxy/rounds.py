@@ -1,0 +1,176 @@
+"""Requests that may need the client's input before they finish: tools/call, prompts/get, resources/read.
+
+A server may ask its client something mid-request, in either protocol era, and the client may speak
+either era too. `Rounds` runs each such request so that every pairing works:
+
+* a handshake-era server asks with a request of its own (`asking`): a handshake-era client gets
+  it directly; a 2026-07-28 client gets an `InputRequiredResult` while the server's request is
+  *parked* (kept running), and the client's retry (`inputResponses` + our `requestState`) answers
+  the server and the wait goes on;
+* a 2026-07-28 server answers `InputRequiredResult` itself: a 2026-07-28 client gets it as it is
+  (its retry reaches the server unchanged); for a handshake-era client mcpmanager asks each
+  question on its behalf and retries the server with the answers.
+
+A parked request whose client never comes back is released after `PARK_EXPIRY`: the server is
+told the client did not answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Callable, Coroutine
+from contextlib import suppress
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+
+from mcpmanager.core.proxy.asking import ask_session, capability_error
+from mcpmanager.core.proxy.callers import Caller, Callers, Question
+
+logger = logging.getLogger(__name__)
+
+PARK_PREFIX = "mcpmanager-park:"
+PARK_EXPIRY = 600.0  # seconds: a person may take a while to answer an elicitation
+MAX_ROUNDS = 10  # a server that keeps asking must not loop forever (the SDK's own cap)
+
+R = TypeVar("R")
+Outcome = Any  # R | InputRequiredResult
+# Sends the request downstream for `caller`, with answers and state for the server (or None).
+Send = Callable[[Caller, types.InputResponses | None, str | None], Coroutine[Any, Any, Any]]
+
+
+@dataclass(eq=False)
+class _Parked(Generic[R]):
+    caller: Caller
+    task: asyncio.Task[Any]
+    pending: dict[str, asyncio.Future[types.InputResponse | types.ErrorData]] = field(default_factory=dict)
+    expiry: asyncio.TimerHandle | None = None
+
+    def answer(self, responses: types.InputResponses) -> None:
+        for key, future in self.pending.items():
+            if not future.done():
+                future.set_result(responses.get(key) or _no_answer("sent no answer to it"))
+        self.pending = {}
+
+
+class Rounds:
+    def __init__(self, callers: Callers) -> None:
+        self.callers = callers
+        self._parked: dict[str, _Parked[Any]] = {}
+
+    def parked(self) -> int:
+        return len(self._parked)
+
+    async def run(
+        self,
+        server: str,
+        ctx: ServerRequestContext[Any],
+        params: types.InputResponseRequestParams,
+        send: Send,
+    ) -> Outcome:
+        state = params.request_state
+        if state is not None and state.startswith(PARK_PREFIX):
+            return await self._resume(state, ctx, params.input_responses or {})
+        caller = self.callers.enter(server, ctx, parkable=True)
+        if caller.questions is None:  # a handshake-era client: asked directly, any server answer driven here
+            try:
+                return await self._drive(caller, send, params.input_responses, state)
+            finally:
+                self.callers.leave(caller)
+        task: asyncio.Task[Any] = asyncio.get_running_loop().create_task(send(caller, params.input_responses, state))
+        task.add_done_callback(lambda _t: self.callers.leave(caller))
+        return await self._wait(_Parked(caller, task))
+
+    async def _drive(
+        self, caller: Caller, send: Send, responses: types.InputResponses | None, state: str | None
+    ) -> Outcome:
+        result = await send(caller, responses, state)
+        for _ in range(MAX_ROUNDS):
+            if not isinstance(result, types.InputRequiredResult):
+                return result
+            answers: types.InputResponses = {}
+            for key, request in (result.input_requests or {}).items():
+                answer = await self._ask_for(caller, request)
+                if isinstance(answer, types.ErrorData):
+                    raise MCPError.from_error_data(answer)
+                answers[key] = answer
+            result = await send(caller, answers, result.request_state)
+        raise MCPError(types.INTERNAL_ERROR, f"Server '{caller.server}' still wanted input after {MAX_ROUNDS} rounds.")
+
+    async def _ask_for(self, caller: Caller, request: types.InputRequest) -> types.InputResponse | types.ErrorData:
+        refusal = capability_error(caller, request)
+        return refusal or await ask_session(caller.ctx.session, request, caller.ctx.request_id)
+
+    async def _resume(self, state: str, ctx: ServerRequestContext[Any], responses: types.InputResponses) -> Outcome:
+        parked = self._parked.pop(state, None)
+        if parked is None:
+            raise MCPError(
+                types.INVALID_PARAMS, "This requestState expired or was already used: send the request anew."
+            )
+        if parked.expiry is not None:
+            parked.expiry.cancel()
+        parked.caller.ctx = ctx  # the retry is the request to reach from now on (progress, the next question)
+        parked.answer(responses)
+        return await self._wait(parked)
+
+    async def _wait(self, parked: _Parked[Any]) -> Outcome:
+        questions = parked.caller.questions
+        assert questions is not None
+        asked = asyncio.ensure_future(questions.get())
+        try:
+            await asyncio.wait({parked.task, asked}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:  # the client gave up on its request: so do we
+            asked.cancel()
+            parked.task.cancel()
+            raise
+        if not asked.done():
+            asked.cancel()
+            return parked.task.result()
+        gathered = [asked.result()]
+        await asyncio.sleep(0)  # questions asked together go out together
+        while not questions.empty():
+            gathered.append(questions.get_nowait())
+        return self._park(parked, gathered)
+
+    def _park(self, parked: _Parked[Any], gathered: list[Question]) -> types.InputRequiredResult:
+        token = PARK_PREFIX + secrets.token_urlsafe(18)
+        requests: types.InputRequests = {}
+        for n, (request, future) in enumerate(gathered):
+            key = f"q{n}"
+            requests[key] = request
+            parked.pending[key] = future
+        self._parked[token] = parked
+        parked.expiry = asyncio.get_running_loop().call_later(PARK_EXPIRY, self._expire, token)
+        return types.InputRequiredResult(input_requests=requests, request_state=token)
+
+    def _expire(self, token: str) -> None:
+        parked = self._parked.pop(token, None)
+        if parked is None:
+            return
+        for future in parked.pending.values():
+            if not future.done():
+                future.set_result(_no_answer(f"did not answer within {PARK_EXPIRY:g} s"))
+        parked.task.add_done_callback(_consume)
+
+    def close(self) -> None:
+        """Release every parked request (the endpoint is going away)."""
+        for token in list(self._parked):
+            parked = self._parked.pop(token)
+            if parked.expiry is not None:
+                parked.expiry.cancel()
+            parked.task.cancel()
+            parked.task.add_done_callback(_consume)
+
+
+def _no_answer(why: str) -> types.ErrorData:
+    return types.ErrorData(code=types.INTERNAL_ERROR, message=f"The client {why}.")
+
+
+def _consume(task: asyncio.Task[Any]) -> None:
+    with suppress(asyncio.CancelledError, Exception):
+        task.result()

@@ -1,0 +1,42 @@
+"""Requests a server sends to its client (sampling, elicitation, roots): who answers them.
+
+mcpmanager is every server's client, but it cannot answer these itself: a person or a model at the
+far end must. The supervisor hands each one to an `UpstreamAsks` (the proxy's, which finds the
+client the server is working for); this room only defines the seam and a refusal for when nobody
+is there.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import mcp_types as types
+
+SampleAnswer = types.CreateMessageResult | types.CreateMessageResultWithTools | types.ErrorData
+
+
+class UpstreamAsks(Protocol):
+    async def sample(self, server: str, params: types.CreateMessageRequestParams) -> SampleAnswer: ...
+
+    async def elicit(self, server: str, params: types.ElicitRequestParams) -> types.ElicitResult | types.ErrorData: ...
+
+    async def roots(self, server: str) -> types.ListRootsResult | types.ErrorData: ...
+
+
+class NobodyUpstream:
+    """Answers for a server that runs with no proxy in front (the CLI's one-off listings)."""
+
+    async def sample(self, server: str, params: types.CreateMessageRequestParams) -> SampleAnswer:
+        return _refused(server, "sampling")
+
+    async def elicit(self, server: str, params: types.ElicitRequestParams) -> types.ElicitResult | types.ErrorData:
+        return _refused(server, "elicitation")
+
+    async def roots(self, server: str) -> types.ListRootsResult | types.ErrorData:
+        return types.ListRootsResult(roots=[])
+
+
+def _refused(server: str, what: str) -> types.ErrorData:
+    return types.ErrorData(
+        code=types.INVALID_REQUEST, message=f"mcpmanager has no client to ask for {what} ({server})."
+    )

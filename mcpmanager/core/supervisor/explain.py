@@ -1,0 +1,52 @@
+"""Why a server failed, in one line a person (or a model) can act on: how it exited, the protocol
+error, and the last thing it wrote to stderr."""
+
+from __future__ import annotations
+
+from mcp.shared.exceptions import MCPError
+
+from mcpmanager.core.supervisor.lifecycle import Status
+from mcpmanager.core.supervisor.process import ChildProcess
+from mcpmanager.core.supervisor.stderr_log import StderrLog
+
+_OURS = "[mcpmanager]"
+
+
+def exit_reason(process: ChildProcess, log: StderrLog, when: str = "") -> str:
+    reason = process.exit.describe() + when
+    last = log.tail(1)
+    if last and not last[0].startswith(_OURS):
+        reason += f" — {last[0]}"
+    return reason
+
+
+def with_stderr(log: StderrLog, reason: str) -> str:
+    last = [line for line in log.tail(5) if not line.startswith(_OURS)]
+    return f"{reason} — {last[-1]}" if last else reason
+
+
+def explain(exc: BaseException, process: ChildProcess | None, log: StderrLog, was_ready: bool) -> str:
+    if process is not None and process.exited_on_its_own:
+        return exit_reason(process, log, "" if was_ready else " before the handshake finished")
+    exc = leaf(exc)
+    if isinstance(exc, MCPError):
+        return with_stderr(log, f"protocol error: {exc}")
+    return with_stderr(log, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+
+
+def unavailable_text(name: str, status: Status, log: StderrLog, detail: str | None = None) -> str:
+    lines = [f"Server '{name}' is unavailable ({status.describe()})."]
+    if detail:
+        lines[0] = f"Server '{name}' is unavailable: {detail} ({status.describe()})."
+    tail = [line for line in log.tail(8) if line.strip()]
+    if tail:
+        lines.append("Last stderr lines:")
+        lines.extend(f"  {line}" for line in tail)
+    return "\n".join(lines)
+
+
+def leaf(exc: BaseException) -> BaseException:
+    """The first real exception inside (possibly nested) exception groups."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc

@@ -1,0 +1,66 @@
+"""Following a modern-era (2026-07-28) server's changes on its `subscriptions/listen` stream.
+
+Such a server announces changed lists and updated resources only on that stream, and the stream's
+filter names the subscribed resources: when the subscription set changes, a new stream replaces
+the old one. (Handshake-era servers send the same news as plain notifications instead.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import anyio
+from mcp import Client
+from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, ResourceUpdated, ToolsListChanged
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What to do on each kind of news."""
+
+    tools: Callable[[], None]
+    offers: Callable[[], None]  # prompts or resources (the list) changed
+    updated: Callable[[str], None]  # a subscribed resource changed
+
+
+async def listen_for_changes(
+    client: Client, subscriptions: Callable[[], list[str]], relisten: asyncio.Event, changes: Changes
+) -> None:
+    """Listen until cancelled; `relisten` set means the subscription set changed."""
+    while True:
+        relisten.clear()
+        async with anyio.create_task_group() as tg:
+
+            async def restart_on_change() -> None:
+                await relisten.wait()
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(restart_on_change)
+            try:
+                await _listen_once(client, subscriptions(), changes)
+            except Exception as exc:  # a server without listen support still works, it just can't notify
+                logger.debug("listen stream ended: %s", exc)
+            await relisten.wait()
+
+
+async def _listen_once(client: Client, uris: list[str], changes: Changes) -> None:
+    capabilities = client.server_capabilities
+    resources = capabilities.resources is not None
+    async with client.listen(
+        tools_list_changed=True,
+        prompts_list_changed=capabilities.prompts is not None,
+        resources_list_changed=resources,
+        resource_subscriptions=uris if resources else (),
+    ) as subscription:
+        async for event in subscription:
+            if isinstance(event, ToolsListChanged):
+                changes.tools()
+            elif isinstance(event, PromptsListChanged | ResourcesListChanged):
+                changes.offers()
+            elif isinstance(event, ResourceUpdated):
+                changes.updated(event.uri)

@@ -1,0 +1,670 @@
+"""The server the official MCP conformance suite (`@modelcontextprotocol/conformance`) expects.
+
+    python -m tests.helpers.conformance_server              # stdio
+    python -m tests.helpers.conformance_server --http PORT  # Streamable HTTP at http://127.0.0.1:PORT/mcp
+    python -m tests.helpers.conformance_server --http PORT --bearer TOKEN  # ...answering 401 without the token
+    python -m tests.helpers.conformance_server --handshake-only  # stdio, the handshake era only (an older server)
+
+The suite's server scenarios call fixed names (`test_simple_text`, `test://static-text`,
+`test_prompt_with_arguments`, ...) and check the shapes of the answers; this module serves exactly
+those, written with the SDK's low-level `Server` so every wire shape is spelled out here rather than
+derived by a framework. Run the suite against it directly, or against mcpmanager with this as the
+upstream, to compare the two. Diagnostics go to stderr; `ready` marks serving.
+
+Questions to the client (sampling, elicitation, roots) follow the era the client speaks: a request
+of the server's own in the handshake era, an `InputRequiredResult` answered by the client's retry
+in 2026-07-28. `test_roots` and `test_elicitation_url` (beyond the suite) cover the rest of what a
+server can ask.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import struct
+import sys
+import wave
+import zlib
+from base64 import b64encode
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from itertools import count
+from typing import Any, TypeVar, get_args
+
+import anyio
+import mcp_types as types
+import uvicorn
+from mcp.server.connection import allowed_log_levels
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.runner import serve_loop
+from mcp.server.stdio import stdio_server
+from mcp.server.streamable_http import EventCallback, EventId, EventMessage, EventStore, StreamId
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import ServerMessageMetadata
+from mcp.shared.uri_template import UriTemplate
+from mcp_types import JSONRPCMessage
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel
+from starlette.responses import PlainTextResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+Ctx = ServerRequestContext[Any]
+Args = dict[str, Any]
+ToolHandler = Callable[[Ctx, Args], Awaitable[types.CallToolResult]]
+R = TypeVar("R", bound=BaseModel)
+
+# A 2026-07-28 client's answers to this call's questions (its retry's `inputResponses`).
+_ANSWERS: ContextVar[types.InputResponses | None] = ContextVar("answers", default=None)
+
+
+class _NeedInput(Exception):
+    """A 2026-07-28 call must ask the client first: answered as an InputRequiredResult."""
+
+    def __init__(self, requests: types.InputRequests) -> None:
+        super().__init__("input required")
+        self.requests = requests
+
+
+LOGGER = "conformance-server"
+LOG_LEVELS: tuple[types.LoggingLevel, ...] = get_args(types.LoggingLevel)  # least to most severe
+EMPTY_OBJECT: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+def log(line: str) -> None:
+    """One stderr line, flushed at once: whoever started us may be waiting for `ready`."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+# -- media ----------------------------------------------------------------------------------------
+# Built here rather than pasted as opaque base64, so what they contain is plain to see.
+
+
+def _png_1x1_red() -> str:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)  # 1x1, 8-bit RGB
+    pixels = zlib.compress(b"\x00\xff\x00\x00")  # filter byte 0, then one red pixel
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    return b64encode(png).decode()
+
+
+def _wav_silence() -> str:
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(8000)
+        out.writeframes(b"\x00\x00" * 80)  # 10 ms of silence
+    return b64encode(buffer.getvalue()).decode()
+
+
+PNG = _png_1x1_red()
+WAV = _wav_silence()
+
+
+def text(value: str, *, is_error: bool = False) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=value)], is_error=is_error)
+
+
+def string_schema(**properties: str) -> dict[str, Any]:
+    """An object schema whose properties (name=description) are all required strings."""
+    props = {name: {"type": "string", "description": doc} for name, doc in properties.items()}
+    return {"type": "object", "properties": props, "required": list(properties)}
+
+
+# -- elicitation schemas (scenarios tools-call-elicitation, elicitation-sep1034/1330) --------------
+
+USER_FORM = {
+    "type": "object",
+    "properties": {
+        "username": {"type": "string", "description": "User's response"},
+        "email": {"type": "string", "description": "User's email address"},
+    },
+    "required": ["username", "email"],
+}
+
+DEFAULTS_FORM = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "description": "User name", "default": "John Doe"},
+        "age": {"type": "integer", "description": "User age", "default": 30},
+        "score": {"type": "number", "description": "User score", "default": 95.5},
+        "status": {
+            "type": "string",
+            "description": "User status",
+            "enum": ["active", "inactive", "pending"],
+            "default": "active",
+        },
+        "verified": {"type": "boolean", "description": "Verification status", "default": True},
+    },
+    "required": [],
+}
+
+
+def _titled(values: list[str], titles: list[str]) -> list[dict[str, str]]:
+    return [{"const": value, "title": title} for value, title in zip(values, titles, strict=True)]
+
+
+ENUMS_FORM = {
+    "type": "object",
+    "properties": {
+        # The five enum shapes of SEP-1330, one field each; the suite checks each shape exactly.
+        "untitledSingle": {"type": "string", "description": "Pick one", "enum": ["option1", "option2", "option3"]},
+        "titledSingle": {
+            "type": "string",
+            "description": "Pick one (titled)",
+            "oneOf": _titled(["value1", "value2", "value3"], ["First Option", "Second Option", "Third Option"]),
+        },
+        "legacyEnum": {
+            "type": "string",
+            "description": "Pick one (legacy enumNames)",
+            "enum": ["opt1", "opt2", "opt3"],
+            "enumNames": ["Option One", "Option Two", "Option Three"],
+        },
+        "untitledMulti": {
+            "type": "array",
+            "description": "Pick several",
+            "minItems": 1,
+            "maxItems": 3,
+            "items": {"type": "string", "enum": ["option1", "option2", "option3"]},
+        },
+        "titledMulti": {
+            "type": "array",
+            "description": "Pick several (titled)",
+            "minItems": 1,
+            "maxItems": 3,
+            "items": {
+                "anyOf": _titled(["value1", "value2", "value3"], ["First Choice", "Second Choice", "Third Choice"])
+            },
+        },
+    },
+    "required": [],
+}
+
+# SEP-1613 (scenario json-schema-2020-12): the SDK must pass these keywords through untouched.
+JSON_SCHEMA_2020_12 = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {"address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+    "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+    "additionalProperties": False,
+}
+
+# -- resources and prompts ------------------------------------------------------------------------
+
+STATIC_TEXT = "test://static-text"
+STATIC_BINARY = "test://static-binary"
+WATCHED = "test://watched-resource"
+TEMPLATE = UriTemplate.parse("test://template/{id}/data")
+
+RESOURCES = [
+    types.Resource(uri=STATIC_TEXT, name="static-text", description="A static text resource", mime_type="text/plain"),
+    types.Resource(
+        uri=STATIC_BINARY, name="static-binary", description="A static binary resource (PNG)", mime_type="image/png"
+    ),
+    types.Resource(
+        uri=WATCHED, name="watched-resource", description="A resource to subscribe to", mime_type="text/plain"
+    ),
+]
+
+PROMPTS = [
+    types.Prompt(name="test_simple_prompt", description="A simple prompt without arguments"),
+    types.Prompt(
+        name="test_prompt_with_arguments",
+        description="A prompt with two required arguments",
+        arguments=[
+            types.PromptArgument(name="arg1", description="First test argument", required=True),
+            types.PromptArgument(name="arg2", description="Second test argument", required=True),
+        ],
+    ),
+    types.Prompt(
+        name="test_prompt_with_embedded_resource",
+        description="A prompt embedding a resource",
+        arguments=[types.PromptArgument(name="resourceUri", description="URI of the resource to embed", required=True)],
+    ),
+    types.Prompt(name="test_prompt_with_image", description="A prompt with image content"),
+]
+
+# Completion candidates by prompt (or template) and argument; filtered by the typed prefix.
+COMPLETIONS: dict[tuple[str, str], list[str]] = {
+    ("test_prompt_with_arguments", "arg1"): ["paris", "park", "party", "test"],
+    ("test_prompt_with_arguments", "arg2"): ["london", "lisbon", "test"],
+    ("test_prompt_with_embedded_resource", "resourceUri"): [STATIC_TEXT, STATIC_BINARY, WATCHED],
+    ("test://template/{id}/data", "id"): ["1", "2", "3", "123"],
+}
+
+
+def user_message(content: types.ContentBlock) -> types.PromptMessage:
+    return types.PromptMessage(role="user", content=content)
+
+
+class MemoryEventStore(EventStore):
+    """Keeps every SSE event so a client that lost a stream can resume it with Last-Event-ID.
+
+    Only needed for `test_reconnection` (SEP-1699): with an event store the SDK sends priming
+    events and offers `close_sse_stream`. Grows without bound, which is fine for a test fixture.
+    """
+
+    def __init__(self) -> None:
+        self._ids = count(1)
+        self._events: dict[EventId, tuple[StreamId, JSONRPCMessage | None]] = {}
+
+    async def store_event(self, stream_id: StreamId, message: JSONRPCMessage | None) -> EventId:
+        event_id = str(next(self._ids))
+        self._events[event_id] = (stream_id, message)
+        return event_id
+
+    async def replay_events_after(self, last_event_id: EventId, send_callback: EventCallback) -> StreamId | None:
+        if last_event_id not in self._events:
+            return None
+        stream_id = self._events[last_event_id][0]
+        after = int(last_event_id)
+        # dicts keep insertion order, which is event-id order here.
+        for event_id, (stream, message) in self._events.items():
+            if int(event_id) > after and stream == stream_id and message is not None:
+                await send_callback(EventMessage(message, event_id))
+        return stream_id
+
+
+class ConformanceServer:
+    """Tool, resource and prompt tables plus the per-session state the scenarios touch."""
+
+    def __init__(self) -> None:
+        # Keyed by the Mcp-Session-Id header (None on stdio, which carries a single session).
+        self.log_levels: dict[str | None, types.LoggingLevel] = {}
+        # Only recorded: no resource here ever changes, and the suite checks just the replies.
+        self.subscriptions: dict[str | None, set[str]] = {}
+        self.tools: dict[str, tuple[types.Tool, ToolHandler]] = {}
+        no_args = EMPTY_OBJECT
+        self._tool("test_simple_text", "Returns simple text content", no_args, self._simple_text)
+        self._tool("test_image_content", "Returns image content", no_args, self._image)
+        self._tool("test_audio_content", "Returns audio content", no_args, self._audio)
+        self._tool("test_embedded_resource", "Returns an embedded resource", no_args, self._embedded_resource)
+        self._tool("test_multiple_content_types", "Returns text, image and resource", no_args, self._mixed)
+        self._tool("test_tool_with_logging", "Sends three log messages while running", no_args, self._logging)
+        self._tool("test_tool_with_progress", "Reports progress 0, 50, 100 of 100", no_args, self._progress)
+        self._tool("test_error_handling", "Always fails with isError: true", no_args, self._error)
+        prompt = string_schema(prompt="The prompt to send to the LLM")
+        self._tool("test_sampling", "Asks the client's LLM (sampling/createMessage)", prompt, self._sampling)
+        message = string_schema(message="The message to show the user")
+        self._tool("test_elicitation", "Asks the user for input (elicitation/create)", message, self._elicitation)
+        self._tool(
+            "test_elicitation_sep1034_defaults",
+            "Elicits a form whose fields carry default values (SEP-1034)",
+            no_args,
+            self._elicit_defaults,
+        )
+        self._tool(
+            "test_elicitation_sep1330_enums",
+            "Elicits a form with all five enum shapes (SEP-1330)",
+            no_args,
+            self._elicit_enums,
+        )
+        self._tool("test_roots", "Lists the client's roots (roots/list)", no_args, self._roots)
+        url = string_schema(url="The URL to send the user to")
+        self._tool("test_elicitation_url", "Sends the user to a URL (URL-mode elicitation)", url, self._elicit_url)
+        self._tool(
+            "test_reconnection",
+            "Closes its SSE stream mid-call; the result arrives after the client reconnects (SEP-1699)",
+            no_args,
+            self._reconnection,
+        )
+        self._tool(
+            "json_schema_2020_12_tool",
+            "Tool with JSON Schema 2020-12 features (SEP-1613)",
+            JSON_SCHEMA_2020_12,
+            self._json_schema_tool,
+        )
+
+    def _tool(self, name: str, description: str, schema: dict[str, Any], handler: ToolHandler) -> None:
+        self.tools[name] = (types.Tool(name=name, description=description, input_schema=schema), handler)
+
+    @staticmethod
+    def _session_key(ctx: Ctx) -> str | None:
+        request = ctx.request
+        headers = getattr(request, "headers", None)
+        return headers.get("mcp-session-id") if headers is not None else None
+
+    # -- helpers for server-to-client traffic -----------------------------------------------------
+
+    async def _log(self, ctx: Ctx, level: types.LoggingLevel, message: str) -> None:
+        """A log notification on this request's own stream, honouring logging/setLevel.
+
+        Request-scoped so it reaches the client in order with the result on Streamable HTTP (no
+        need for the standalone GET stream). `allowed_log_levels` adds the 2026-07-28 rule: there,
+        logs are sent only if the request opted in through `_meta`.
+        """
+        minimum = self.log_levels.get(self._session_key(ctx), "debug")
+        if LOG_LEVELS.index(level) < LOG_LEVELS.index(minimum):
+            return
+        if level not in allowed_log_levels(ctx.protocol_version, ctx.meta):
+            return
+        params = types.LoggingMessageNotificationParams(level=level, logger=LOGGER, data=message)
+        notification = types.LoggingMessageNotification(params=params)
+        await ctx.session.send_notification(notification, related_request_id=ctx.request_id)
+
+    @staticmethod
+    def _scoped(ctx: Ctx) -> ServerMessageMetadata:
+        # Server-to-client requests ride the POST stream of the tools/call that caused them.
+        return ServerMessageMetadata(related_request_id=ctx.request_id)
+
+    async def _ask(self, ctx: Ctx, key: str, request: types.InputRequest, result_type: type[R]) -> R:
+        """The client's answer to `request`: asked directly (handshake era) or through an
+        InputRequiredResult and the client's retry (2026-07-28)."""
+        if ctx.session.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            answer = (_ANSWERS.get() or {}).get(key)
+            if answer is None:
+                raise _NeedInput({key: request})
+            return result_type.model_validate(answer.model_dump(by_alias=True, exclude_none=True))
+        return await ctx.session.send_request(request, result_type, metadata=self._scoped(ctx))
+
+    async def _elicit(self, ctx: Ctx, message: str, schema: dict[str, Any]) -> types.ElicitResult | None:
+        capabilities = ctx.session.client_capabilities
+        if capabilities is None or capabilities.elicitation is None:
+            return None
+        params = types.ElicitRequestFormParams(message=message, requested_schema=schema)
+        return await self._ask(ctx, "elicit", types.ElicitRequest(params=params), types.ElicitResult)
+
+    # -- tools ------------------------------------------------------------------------------------
+
+    async def _simple_text(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        return text("This is a simple text response for testing.")
+
+    async def _image(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        return types.CallToolResult(content=[types.ImageContent(data=PNG, mime_type="image/png")])
+
+    async def _audio(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        return types.CallToolResult(content=[types.AudioContent(data=WAV, mime_type="audio/wav")])
+
+    async def _embedded_resource(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        resource = types.TextResourceContents(
+            uri="test://embedded-resource", mime_type="text/plain", text="This is an embedded resource content."
+        )
+        return types.CallToolResult(content=[types.EmbeddedResource(resource=resource)])
+
+    async def _mixed(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        resource = types.TextResourceContents(
+            uri="test://mixed-content-resource",
+            mime_type="application/json",
+            text=json.dumps({"test": "data", "value": 123}, separators=(",", ":")),
+        )
+        content: list[types.ContentBlock] = [
+            types.TextContent(text="Multiple content types test:"),
+            types.ImageContent(data=PNG, mime_type="image/png"),
+            types.EmbeddedResource(resource=resource),
+        ]
+        return types.CallToolResult(content=content)
+
+    async def _logging(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        # The pauses make the client receive the messages one by one while the call is running.
+        await self._log(ctx, "info", "Tool execution started")
+        await anyio.sleep(0.05)
+        await self._log(ctx, "info", "Tool processing data")
+        await anyio.sleep(0.05)
+        await self._log(ctx, "info", "Tool execution completed")
+        return text("Tool with logging executed successfully")
+
+    async def _progress(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        for step, progress in enumerate((0, 50, 100)):
+            if step:
+                await anyio.sleep(0.05)
+            # A no-op unless the call carried `_meta.progressToken`.
+            await ctx.session.report_progress(progress, 100, f"Completed step {progress} of 100")
+        token = ctx.meta.get("progressToken") if ctx.meta else None
+        return text(f"Progress reported for token {token}")
+
+    async def _error(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        return text("This tool intentionally returns an error for testing", is_error=True)
+
+    async def _sampling(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        capabilities = ctx.session.client_capabilities
+        if capabilities is None or capabilities.sampling is None:
+            return text("The client does not support sampling", is_error=True)
+        message = types.SamplingMessage(role="user", content=types.TextContent(text=str(args["prompt"])))
+        params = types.CreateMessageRequestParams(messages=[message], max_tokens=100)
+        # A request of our own rather than the deprecated create_message: sampling is current in the
+        # handshake era the suite speaks, and this keeps the fixture free of deprecation warnings.
+        request = types.CreateMessageRequest(params=params)
+        result = await self._ask(ctx, "sample", request, types.CreateMessageResult)
+        reply = result.content.text if isinstance(result.content, types.TextContent) else f"<{result.content.type}>"
+        return text(f"LLM response: {reply}")
+
+    async def _elicitation(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        result = await self._elicit(ctx, str(args["message"]), USER_FORM)
+        if result is None:
+            return text("The client does not support elicitation", is_error=True)
+        return text(f"User response: action={result.action}, content={json.dumps(result.content or {})}")
+
+    async def _elicit_defaults(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        result = await self._elicit(ctx, "Please review and update the form fields with defaults", DEFAULTS_FORM)
+        if result is None:
+            return text("The client does not support elicitation", is_error=True)
+        return text(f"Elicitation completed: action={result.action}, content={json.dumps(result.content or {})}")
+
+    async def _elicit_enums(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        result = await self._elicit(ctx, "Please select options from the enum fields", ENUMS_FORM)
+        if result is None:
+            return text("The client does not support elicitation", is_error=True)
+        return text(f"Elicitation completed: action={result.action}, content={json.dumps(result.content or {})}")
+
+    async def _roots(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        capabilities = ctx.session.client_capabilities
+        if capabilities is None or capabilities.roots is None:
+            return text("The client does not support roots", is_error=True)
+        result = await self._ask(ctx, "roots", types.ListRootsRequest(), types.ListRootsResult)
+        return text("Roots: " + json.dumps(sorted(str(root.uri) for root in result.roots)))
+
+    async def _elicit_url(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        capabilities = ctx.session.client_capabilities
+        if capabilities is None or capabilities.elicitation is None or capabilities.elicitation.url is None:
+            return text("The client does not support URL-mode elicitation", is_error=True)
+        params = types.ElicitRequestURLParams(message="Sign in", url=str(args["url"]), elicitation_id="signin-1")
+        result = await self._ask(ctx, "elicit_url", types.ElicitRequest(params=params), types.ElicitResult)
+        return text(f"URL elicitation: action={result.action}")
+
+    async def _reconnection(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        # The SDK offers close_sse_stream only on HTTP with an event store and a 2025-11-25+
+        # client; the client then reconnects with Last-Event-ID and the result is replayed.
+        if ctx.close_sse_stream is not None:
+            await ctx.close_sse_stream()
+        await anyio.sleep(0.1)
+        return text("Reconnection test completed successfully.")
+
+    async def _json_schema_tool(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        return text(f"JSON Schema 2020-12 tool called with: {json.dumps(args, sort_keys=True)}")
+
+    # -- protocol handlers ------------------------------------------------------------------------
+
+    async def list_tools(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[tool for tool, _ in self.tools.values()])
+
+    async def call_tool(
+        self, ctx: Ctx, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        entry = self.tools.get(params.name)
+        if entry is None:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
+        _ANSWERS.set(params.input_responses)
+        try:
+            return await entry[1](ctx, params.arguments or {})
+        except KeyError as missing:
+            return text(f"Missing argument {missing} for {params.name}", is_error=True)
+        except _NeedInput as needed:
+            # The tools here ask one question per call, so the retry's answers are all there is to keep.
+            return types.InputRequiredResult(input_requests=needed.requests, request_state="asked")
+
+    async def list_resources(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=RESOURCES)
+
+    async def list_resource_templates(
+        self, ctx: Ctx, params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        template = types.ResourceTemplate(
+            uri_template=str(TEMPLATE),
+            name="template",
+            description="A resource template with parameter substitution",
+            mime_type="application/json",
+        )
+        return types.ListResourceTemplatesResult(resource_templates=[template])
+
+    async def read_resource(self, ctx: Ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        uri = params.uri
+        contents: types.TextResourceContents | types.BlobResourceContents
+        if uri == STATIC_TEXT:
+            text_ = "This is the content of the static text resource."
+            contents = types.TextResourceContents(uri=uri, mime_type="text/plain", text=text_)
+        elif uri == STATIC_BINARY:
+            contents = types.BlobResourceContents(uri=uri, mime_type="image/png", blob=PNG)
+        elif uri == WATCHED:
+            contents = types.TextResourceContents(uri=uri, mime_type="text/plain", text="Watched resource content")
+        elif (variables := TEMPLATE.match(uri)) is not None:
+            id_ = str(variables["id"])
+            data = {"id": id_, "templateTest": True, "data": f"Data for ID: {id_}"}
+            contents = types.TextResourceContents(uri=uri, mime_type="application/json", text=json.dumps(data))
+        else:
+            # -32002 (resource not found) is retired; current revisions answer INVALID_PARAMS.
+            raise MCPError(types.INVALID_PARAMS, f"Resource not found: {uri}")
+        return types.ReadResourceResult(contents=[contents])
+
+    async def subscribe(self, ctx: Ctx, params: types.SubscribeRequestParams) -> types.EmptyResult:
+        self.subscriptions.setdefault(self._session_key(ctx), set()).add(params.uri)
+        return types.EmptyResult()
+
+    async def unsubscribe(self, ctx: Ctx, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
+        self.subscriptions.get(self._session_key(ctx), set()).discard(params.uri)
+        return types.EmptyResult()
+
+    async def list_prompts(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=PROMPTS)
+
+    async def get_prompt(self, ctx: Ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        args = params.arguments or {}
+        try:
+            messages = self._prompt_messages(params.name, args)
+        except KeyError as missing:
+            raise MCPError(types.INVALID_PARAMS, f"Missing argument {missing} for prompt {params.name}") from None
+        return types.GetPromptResult(messages=messages)
+
+    @staticmethod
+    def _prompt_messages(name: str, args: dict[str, str]) -> list[types.PromptMessage]:
+        if name == "test_simple_prompt":
+            return [user_message(types.TextContent(text="This is a simple prompt for testing."))]
+        if name == "test_prompt_with_arguments":
+            said = f"Prompt with arguments: arg1='{args['arg1']}', arg2='{args['arg2']}'"
+            return [user_message(types.TextContent(text=said))]
+        if name == "test_prompt_with_embedded_resource":
+            resource = types.TextResourceContents(
+                uri=args["resourceUri"], mime_type="text/plain", text="Embedded resource content for testing."
+            )
+            return [
+                user_message(types.EmbeddedResource(resource=resource)),
+                user_message(types.TextContent(text="Please process the embedded resource above.")),
+            ]
+        if name == "test_prompt_with_image":
+            return [
+                user_message(types.ImageContent(data=PNG, mime_type="image/png")),
+                user_message(types.TextContent(text="Please analyze the image above.")),
+            ]
+        raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {name}")
+
+    async def complete(self, ctx: Ctx, params: types.CompleteRequestParams) -> types.CompleteResult:
+        ref = params.ref
+        owner = ref.name if isinstance(ref, types.PromptReference) else ref.uri
+        candidates = COMPLETIONS.get((owner, params.argument.name), [])
+        values = [value for value in candidates if value.startswith(params.argument.value)]
+        return types.CompleteResult(completion=types.Completion(values=values, total=len(values), has_more=False))
+
+    async def set_level(self, ctx: Ctx, params: types.SetLevelRequestParams) -> types.EmptyResult:
+        self.log_levels[self._session_key(ctx)] = params.level
+        return types.EmptyResult()
+
+    def build(self) -> Server[Any]:
+        server: Server[Any] = Server(
+            "mcp-conformance-test-server",
+            version="1.0.0",
+            on_list_tools=self.list_tools,
+            on_call_tool=self.call_tool,
+            on_list_resources=self.list_resources,
+            on_list_resource_templates=self.list_resource_templates,
+            on_read_resource=self.read_resource,
+            on_subscribe_resource=self.subscribe,
+            on_unsubscribe_resource=self.unsubscribe,
+            on_list_prompts=self.list_prompts,
+            on_get_prompt=self.get_prompt,
+            on_completion=self.complete,
+        )
+        # Registered after construction: the constructor's on_set_logging_level warns that
+        # logging is deprecated at 2026-07-28, but the suite tests the handshake era, where it is
+        # current. The handler's presence is what advertises the `logging` capability.
+        server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, self.set_level)
+        return server
+
+
+async def serve_stdio(server: Server[Any], handshake_only: bool) -> None:
+    async with stdio_server() as (read, write):
+        log("ready")
+        options = server.create_initialization_options(NotificationOptions())
+        if not handshake_only:
+            await server.run(read, write, options)
+            return
+        # The handshake-only loop: a 2026-07-28 probe is refused, as by a server built before it.
+        async with server.lifespan(server) as state:
+            await serve_loop(server, read, write, lifespan_state=state, init_options=options)
+
+
+def require_bearer(app: ASGIApp, token: str) -> ASGIApp:
+    """Answer 401 to any HTTP request without `Authorization: Bearer TOKEN`.
+
+    A static token, not OAuth: it only lets a test check that a client (the suite with its auth
+    preload, or a proxy) really sends the header.
+    """
+    expected = f"Bearer {token}".encode()
+
+    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and dict(scope["headers"]).get(b"authorization") != expected:
+            refusal = PlainTextResponse("missing or wrong bearer token", 401, {"WWW-Authenticate": "Bearer"})
+            await refusal(scope, receive, send)
+            return
+        await app(scope, receive, send)  # lifespan and authorised requests
+
+    return guarded
+
+
+async def serve_http(server: Server[Any], port: int, bearer: str | None) -> None:
+    # 127.0.0.1 turns on the SDK's DNS-rebinding protection (scenario dns-rebinding-protection);
+    # the event store and retry interval enable SSE priming and resumption (SEP-1699).
+    app: ASGIApp = server.streamable_http_app(event_store=MemoryEventStore(), retry_interval=1000, host="127.0.0.1")
+    if bearer is not None:
+        app = require_bearer(app, bearer)
+    http = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+
+    async def announce() -> None:
+        # `ready` only once the socket accepts connections, so a waiting caller can start at once.
+        while not http.started:
+            await anyio.sleep(0.02)
+        log(f"ready http://127.0.0.1:{port}/mcp")
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(announce)
+        await http.serve()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT/mcp")
+    parser.add_argument("--bearer", metavar="TOKEN", help="with --http: require `Authorization: Bearer TOKEN`")
+    parser.add_argument("--handshake-only", action="store_true", help="refuse server/discover (an older server)")
+    args = parser.parse_args()
+    server = ConformanceServer().build()
+    if args.http is None:
+        anyio.run(serve_stdio, server, args.handshake_only)
+    else:
+        anyio.run(serve_http, server, args.http, args.bearer)
+
+
+if __name__ == "__main__":
+    main()
