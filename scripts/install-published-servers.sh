@@ -23,10 +23,13 @@ npm_packages=(
   "@wonderwhy-er/desktop-commander@0.2.52"
   "@modelcontextprotocol/inspector@2.12.0"
 )
+# A spec may carry extra requirements after a space: mcp-server-sqlite was built for the handshake
+# era and crashes under mcp 2.x (it is not in the generated config; tests of old servers use it).
 py_packages=(
   "mcp-server-time==2026.10.19"
   "mcp-server-git==2026.10.19"
   "mcp-server-fetch==2026.10.24"
+  "mcp-server-sqlite==2025.4.25 mcp<2"
 )
 
 python_only=0
@@ -57,10 +60,11 @@ npm_installed() { # name@version
 
 # PyPI: one venv per package; a stamp file records the spec it was installed with.
 py_venv() { echo "$dest/venvs/${1%%==*}"; }
+py_name() { local spec="${1%% *}"; echo "${spec%%==*}"; }
 py_installed() { # name==version
   local venv
   venv="$(py_venv "$1")"
-  [ -x "$venv/bin/${1%%==*}" ] && [ -f "$venv/.installed" ] && [ "$(cat "$venv/.installed")" = "$1" ]
+  [ -x "$venv/bin/$(py_name "$1")" ] && [ -f "$venv/.installed" ] && [ "$(cat "$venv/.installed")" = "$1" ]
 }
 
 all_installed() {
@@ -85,7 +89,8 @@ for spec in "${py_packages[@]}"; do
   echo "install-published-servers: $spec into ${venv#"$root/"}" >&2
   rm -rf "$venv"
   "$python" -m venv "$venv"
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check "$spec"
+  # shellcheck disable=SC2086 # the spec's words are separate requirements
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check $spec
   echo "$spec" >"$venv/.installed"
 done
 

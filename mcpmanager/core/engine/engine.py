@@ -26,6 +26,7 @@ from mcpmanager.core.engine.events import CatalogueChanged, ConfigApplied, Confi
 from mcpmanager.core.proxy.router import Router
 from mcpmanager.core.signals import Signal
 from mcpmanager.core.supervisor.downstream import Downstream
+from mcpmanager.core.supervisor.eras import KnownEras
 from mcpmanager.core.supervisor.events import (
     DownstreamEvent,
     OffersChanged,
@@ -77,6 +78,7 @@ class Engine:
         self.identity = identity
         self.catalogue = Catalogue(paths.cache_dir / "catalogue.json", config.proxy.max_name_length)
         self.offerings = Offerings(config.proxy.max_name_length)
+        self._eras = KnownEras(paths.cache_dir / "eras.json")
         self.downstreams: dict[str, Downstream] = {}
         self.router = Router(
             self.catalogue, self.downstreams, mode or config.proxy.mode, config.synonyms, self.offerings
@@ -138,7 +140,13 @@ class Engine:
     def _run(self, server: ServerConfig) -> None:
         settings, log_dir = self.config.supervisor, self.paths.log_dir
         downstream = Downstream(
-            server, settings, log_dir, self._on_downstream, spawner=self._spawner, asks=self.router.asks
+            server,
+            settings,
+            log_dir,
+            self._on_downstream,
+            spawner=self._spawner,
+            asks=self.router.asks,
+            eras=self._eras,
         )
         self.downstreams[server.name] = downstream
         if server.disabled:

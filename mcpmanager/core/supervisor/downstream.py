@@ -31,6 +31,7 @@ from mcpmanager.core.config.settings import SupervisorSettings
 from mcpmanager.core.sdk_compat import Transport, pass_results_through
 from mcpmanager.core.supervisor import explain, lifecycle
 from mcpmanager.core.supervisor.asks import NobodyUpstream, UpstreamAsks
+from mcpmanager.core.supervisor.eras import HANDSHAKE, KnownEras
 from mcpmanager.core.supervisor.events import (
     Listener,
     OffersChanged,
@@ -76,11 +77,13 @@ class Downstream:
         clock: Callable[[], float] = time.monotonic,
         spawner: Spawner = spawn_child,
         asks: UpstreamAsks | None = None,
+        eras: KnownEras | None = None,
     ) -> None:
         """`spawner` makes the child process of a stdio server (tests pass a fake one); `asks`
         answers what the server asks its client (sampling, elicitation, roots)."""
         self.config = config
         self._asks = asks or NobodyUpstream()
+        self._eras = eras or KnownEras(None)
         self._spawner = spawner
         self.name = config.name
         self.settings = settings
@@ -207,9 +210,11 @@ class Downstream:
     async def _attempt_body(self, scope: anyio.CancelScope) -> None:
         async with AsyncExitStack() as stack:
             transport = await self._open_transport()
+            # A server known to speak only the handshake era is not probed again (see `eras`).
+            handshake_only = self._eras.era(self.config) == HANDSHAKE
             client = Client(
                 transport,
-                mode="auto",
+                mode="legacy" if handshake_only else "auto",
                 cache=None,
                 message_handler=self._on_message,
                 client_info=types.Implementation(name="mcpmanager", version=__version__),
@@ -220,7 +225,14 @@ class Downstream:
                 log_level="info",  # modern servers log only for requests that opt in
             )
             self._phase = "handshake"
-            await stack.enter_async_context(client)
+            try:
+                await stack.enter_async_context(client)
+            except MCPError:
+                if handshake_only:
+                    self._eras.remember(self.config, None)  # upgraded? probe it on the next attempt
+                raise
+            modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
+            self._eras.remember(self.config, client.protocol_version if modern else HANDSHAKE)
             pass_results_through(client)
             self.protocol_version = client.protocol_version
             self.declared = client.server_capabilities

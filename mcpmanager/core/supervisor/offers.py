@@ -11,6 +11,7 @@ from typing import Any
 
 import mcp_types as types
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
 Listed = dict[str, Any]
@@ -65,6 +66,9 @@ async def list_offers(client: Client, note: Callable[[str], None]) -> dict[str, 
         lister = KINDS[kind]
         try:
             found[kind] = await every_page(lambda cursor, lister=lister: lister(client, cursor))  # type: ignore[misc]
+        except MCPError as exc:
+            if exc.error.code != types.METHOD_NOT_FOUND:  # declared resources, has no templates: common
+                note(f"listing {kind} failed: {exc}")
         except Exception as exc:  # a broken optional list must not take the server's tools down
             note(f"listing {kind} failed: {type(exc).__name__}: {exc}")
     return found
