@@ -77,7 +77,7 @@ def _read_server(r: _Reader, name: str, value: Any) -> ServerConfig:
         r.fail(path, 'needs "command" (stdio) or "url" (http)')
     disabled = r.opt(entry, path, "disabled", options.flag, False)
     start_timeout = r.opt(entry, path, "startTimeout", options.positive_or_null, None)
-    roots = r.opt(entry, path, "roots", options.strings_or_null, None)
+    roots = r.opt(entry, path, "roots", options.roots, None)
     if kind == "stdio":
         return StdioServerConfig(
             name=name,

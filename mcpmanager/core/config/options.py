@@ -99,8 +99,15 @@ def strings(value: Any) -> list[str]:
     return [_at(i, string, item) for i, item in enumerate(value)]
 
 
-def strings_or_null(value: Any) -> list[str] | None:
-    return None if value is None else strings(value)
+def roots(value: Any) -> list[str] | None:
+    """A server's roots: folders (paths) or file:// URIs, the only roots MCP has; null: the clients'."""
+    if value is None:
+        return None
+    found = strings(value)
+    for n, entry in enumerate(found):
+        if "://" in entry and not entry.startswith("file://"):
+            raise Invalid(f"a root is a folder or a file:// URI, not {entry!r}", (n,))
+    return found
 
 
 def string_map(value: Any) -> dict[str, str]:

@@ -181,6 +181,10 @@ BROKEN = [
     ('{"mcpServers": {"": {"command": "x"}}}', ':1:17: mcpServers[""]: server name must not be empty'),
     ('{"mcpServers": []}', ":1:16: mcpServers: expected an object, got array"),
     ('{"synonyms": {"pr": "pull"}}', ":1:21: synonyms.pr: expected an array of strings, got string"),
+    (
+        '{"mcpServers": {"a": {"command": "x", "roots": ["/src", "https://h/repo"]}}}',
+        ":1:57: mcpServers.a.roots[1]: a root is a folder or a file:// URI, not 'https://h/repo'",
+    ),
     ("[]", ":1:1: expected a JSON object at the top level, got array"),
     (" \n", ": file is empty (expected a JSON object)"),
 ]

@@ -1,0 +1,169 @@
+"""Requests that need the client's input, in every pairing of eras, with fake client sessions: which
+client is asked (`Callers`), a 2026-07-28 client's parked request and its retry, a handshake-era
+client asked directly (also for a modern server's InputRequiredResult), expiry and refusals."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import mcp_types as types
+import pytest
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+
+from mcpmanager.core.proxy import rounds as rounds_module
+from mcpmanager.core.proxy.asking import ClientAsks
+from mcpmanager.core.proxy.callers import Caller, Callers
+from mcpmanager.core.proxy.rounds import PARK_PREFIX, Rounds
+
+MODERN = "2026-07-28"
+LEGACY = "2025-11-25"
+SAMPLING = types.ClientCapabilities(sampling=types.SamplingCapability())
+REPLY = types.CreateMessageResult(role="assistant", content=types.TextContent(text="42"), model="m")
+
+
+@dataclass
+class FakeSession:
+    """What the proxy reads of a client's session: its era, capabilities, and a way to ask it."""
+
+    protocol_version: str
+    client_capabilities: types.ClientCapabilities = field(default_factory=lambda: SAMPLING)
+    client_params: None = None
+    asked: list[tuple[str, Any]] = field(default_factory=list)
+
+    async def send_request(self, request: Any, result_type: Any, metadata: Any = None) -> Any:
+        self.asked.append((request.method, metadata.related_request_id if metadata else None))
+        return REPLY
+
+
+@dataclass
+class FakeCtx:
+    session: FakeSession
+    request_id: int = 1
+    meta: dict[str, Any] | None = None
+
+
+def ctx(session: FakeSession, request_id: int = 1) -> ServerRequestContext[Any]:
+    return cast(ServerRequestContext[Any], FakeCtx(session, request_id))
+
+
+def sample_request() -> types.CreateMessageRequestParams:
+    message = types.SamplingMessage(role="user", content=types.TextContent(text="6 x 7?"))
+    return types.CreateMessageRequestParams(messages=[message], max_tokens=10)
+
+
+def params(state: str | None = None, answers: types.InputResponses | None = None) -> types.CallToolRequestParams:
+    return types.CallToolRequestParams(name="t", request_state=state, input_responses=answers)
+
+
+class Setup:
+    def __init__(self) -> None:
+        self.callers = Callers()
+        self.rounds = Rounds(self.callers)
+        self.asks = ClientAsks(self.callers, lambda: [], lambda server: None)
+
+    def sampling_tool(self) -> Any:
+        """A handshake-era server's tool that asks its client for a sample, then answers with it."""
+
+        async def send(caller: Caller, answers: types.InputResponses | None, state: str | None) -> Any:
+            answer = await self.asks.sample("srv", sample_request())
+            if isinstance(answer, types.ErrorData):
+                return types.CallToolResult(content=[types.TextContent(text=answer.message)], is_error=True)
+            assert isinstance(answer.content, types.TextContent)
+            return types.CallToolResult(content=[types.TextContent(text=f"got {answer.content.text}")])
+
+        return send
+
+
+async def test_a_modern_client_is_asked_through_input_required_and_its_retry_finishes_the_call() -> None:
+    setup = Setup()
+    session = FakeSession(MODERN)
+    first = await setup.rounds.run("srv", ctx(session), params(), setup.sampling_tool())
+    assert isinstance(first, types.InputRequiredResult)
+    assert first.request_state is not None and first.request_state.startswith(PARK_PREFIX)
+    [(key, request)] = (first.input_requests or {}).items()
+    assert isinstance(request, types.CreateMessageRequest) and setup.rounds.parked() == 1
+    assert setup.callers.on("srv")  # the server's call is still in flight
+
+    final = await setup.rounds.run("srv", ctx(session, 2), params(first.request_state, {key: REPLY}), None)  # type: ignore[arg-type]
+    assert isinstance(final, types.CallToolResult) and final.content[0].text == "got 42"  # type: ignore[union-attr]
+    assert setup.rounds.parked() == 0
+    await asyncio.sleep(0)
+    assert setup.callers.on("srv") == []
+    with pytest.raises(MCPError, match="expired or was already used"):
+        await setup.rounds.run("srv", ctx(session, 3), params(first.request_state, {key: REPLY}), None)  # type: ignore[arg-type]
+
+
+async def test_a_handshake_era_client_is_asked_directly_on_its_request() -> None:
+    setup = Setup()
+    session = FakeSession(LEGACY)
+    result = await setup.rounds.run("srv", ctx(session, 7), params(), setup.sampling_tool())
+    assert isinstance(result, types.CallToolResult) and result.content[0].text == "got 42"  # type: ignore[union-attr]
+    assert session.asked == [("sampling/createMessage", 7)]  # related to its own request
+
+
+async def test_a_modern_servers_input_required_is_answered_for_a_handshake_era_client() -> None:
+    setup = Setup()
+    session = FakeSession(LEGACY)
+    rounds_seen: list[types.InputResponses | None] = []
+
+    async def modern_server(caller: Caller, answers: types.InputResponses | None, state: str | None) -> Any:
+        rounds_seen.append(answers)
+        if answers is None:
+            question = types.CreateMessageRequest(params=sample_request())
+            return types.InputRequiredResult(input_requests={"s": question}, request_state="server-state")
+        assert state == "server-state"
+        return types.CallToolResult(content=[types.TextContent(text="done")])
+
+    result = await setup.rounds.run("srv", ctx(session), params(), modern_server)
+    assert isinstance(result, types.CallToolResult) and not result.is_error
+    assert rounds_seen[1] is not None and rounds_seen[1]["s"] == REPLY
+    assert session.asked == [("sampling/createMessage", 1)]
+
+
+async def test_a_client_without_the_capability_is_not_asked_and_the_server_hears_why() -> None:
+    setup = Setup()
+    session = FakeSession(LEGACY, client_capabilities=types.ClientCapabilities())
+    result = await setup.rounds.run("srv", ctx(session), params(), setup.sampling_tool())
+    assert isinstance(result, types.CallToolResult) and result.is_error
+    assert "did not declare sampling" in result.content[0].text  # type: ignore[union-attr]
+    assert session.asked == []
+
+
+async def test_nobody_or_several_clients_in_flight_are_refused() -> None:
+    setup = Setup()
+    nobody = await setup.asks.sample("srv", sample_request())
+    assert isinstance(nobody, types.ErrorData) and "no client request is in flight" in nobody.message
+    first, second = FakeSession(LEGACY), FakeSession(LEGACY)
+    with setup.callers.working_for("srv", ctx(first)), setup.callers.working_for("srv", ctx(second)):
+        several = await setup.asks.sample("srv", sample_request())
+    assert isinstance(several, types.ErrorData) and "2 clients" in several.message
+    assert first.asked == [] and second.asked == []
+    with setup.callers.working_for("srv", ctx(first, 1)), setup.callers.working_for("srv", ctx(first, 2)):
+        one = await setup.asks.sample("srv", sample_request())  # one client, two requests: its latest
+    assert one == REPLY and first.asked == [("sampling/createMessage", 2)]
+
+
+async def test_a_parked_call_whose_client_never_returns_is_released(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rounds_module, "PARK_EXPIRY", 0.05)
+    setup = Setup()
+    first = await setup.rounds.run("srv", ctx(FakeSession(MODERN)), params(), setup.sampling_tool())
+    assert isinstance(first, types.InputRequiredResult) and setup.rounds.parked() == 1
+    for _ in range(100):
+        if not setup.callers.on("srv"):
+            break
+        await asyncio.sleep(0.01)
+    assert setup.rounds.parked() == 0 and setup.callers.on("srv") == []  # the server got "did not answer"
+
+
+async def test_roots_come_from_the_config_without_asking_anyone() -> None:
+    callers = Callers()
+    asks = ClientAsks(callers, lambda: [], lambda server: ["/srv/project", "file:///home/me/notes"])
+    session = FakeSession(LEGACY, types.ClientCapabilities(roots=types.RootsCapability()))
+    with callers.working_for("srv", ctx(session)):
+        answer = await asks.roots("srv")
+    assert isinstance(answer, types.ListRootsResult)
+    assert [str(r.uri) for r in answer.roots] == ["file:///srv/project", "file:///home/me/notes"]
+    assert session.asked == []
