@@ -216,6 +216,8 @@ def _format_engine(info: dict[str, Any]) -> str:
         state = server.get("state", "?")
         tools = server.get("tools")
         detail = f"{tools} tools" if tools is not None else ""
+        offered = [f"{server[kind]} {kind}" for kind in ("prompts", "resources") if server.get(kind)]
+        detail = ", ".join([detail, *offered]) if detail and offered else detail
         reason = server.get("reason") or ""
         retry = server.get("retry_in")
         if retry is not None:
