@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -93,6 +94,10 @@ async def ask_caller(caller: Caller, request: types.InputRequest) -> Answer:
 
 async def ask_session(session: ServerSession, request: types.InputRequest, related: types.RequestId | None) -> Answer:
     """Send `request` to a handshake-era client (on the stream of its request `related`, if any)."""
+    url = request.params if isinstance(request, types.ElicitRequest) else None
+    if isinstance(url, types.ElicitRequestURLParams) and url.elicitation_id is None:
+        # 2026-07-28 dropped the id; the handshake era requires it.
+        request = types.ElicitRequest(params=url.model_copy(update={"elicitation_id": secrets.token_urlsafe(12)}))
     try:
         result = await session.send_request(
             request,
@@ -133,16 +138,27 @@ class ClientAsks:
         return _refusal(f"The client answered {server}'s elicitation request with a {type(answer).__name__}.")
 
     async def roots(self, server: str) -> types.ListRootsResult | types.ErrorData:
+        caller = self.callers.find(server)
+        return await self.roots_for(server, caller if isinstance(caller, Caller) else None)
+
+    async def roots_for(self, server: str, caller: Caller | None) -> types.ListRootsResult:
+        """The roots `server` is told: its configured ones, else its caller's, else everyone's."""
         configured = self._configured_roots(server)
         if configured is not None:
             return types.ListRootsResult(roots=[_root(entry) for entry in configured])
-        caller = self.callers.find(server)
-        if isinstance(caller, Caller) and caller.capabilities.roots is not None:
+        if caller is not None and caller.capabilities.roots is not None:
             answer = await ask_caller(caller, types.ListRootsRequest())
             if isinstance(answer, types.ListRootsResult):
                 self._heard_roots[id(caller.connection)] = list(answer.roots)
                 return answer
         return types.ListRootsResult(roots=await self._all_roots())
+
+    async def answer(self, caller: Caller, request: types.InputRequest) -> Answer:
+        """What `caller`'s client says to `request` (a question a 2026-07-28 server embedded in its
+        result): roots as `roots_for` decides, anything else asked if the client declared it."""
+        if isinstance(request, types.ListRootsRequest):
+            return await self.roots_for(caller.server, caller)
+        return capability_error(caller, request) or await ask_caller(caller, request)
 
     def client_roots_changed(self, session: ServerSession) -> None:
         """A client said its roots changed: forget what it said before."""

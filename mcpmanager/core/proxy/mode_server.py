@@ -242,7 +242,7 @@ class ModeServer:
         self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
     ) -> types.EmptyResult:
         self._remember(ctx)
-        await self._passthrough.set_level(params.level)
+        await self._passthrough.set_level(id(connection_of(ctx.session)), params.level)
         return types.EmptyResult()
 
     async def _on_roots_changed(self, ctx: ServerRequestContext[Any], params: types.NotificationParams) -> None:
@@ -289,9 +289,11 @@ class ModeServer:
         notification = types.ResourceUpdatedNotification(params=types.ResourceUpdatedNotificationParams(uri=uri))
         await self._to_legacy(notification, lambda key: key in holders)
 
-    async def broadcast(self, notification: types.ServerNotification) -> None:
-        """Send `notification` to every handshake-era client of this mode."""
-        await self._to_legacy(notification)
+    async def broadcast(
+        self, notification: types.ServerNotification, wanted: Callable[[int], bool] = lambda connection: True
+    ) -> None:
+        """Send `notification` to every handshake-era client of this mode that `wanted` (by connection)."""
+        await self._to_legacy(notification, wanted)
 
     async def _to_legacy(
         self, notification: types.ServerNotification, wanted: Callable[[int], bool] = lambda key: True

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 import mcp_types as types
 from mcp import Client
@@ -28,6 +28,7 @@ logger = logging.getLogger(__name__)
 PAGE_SIZE = 500  # items per page of a merged list: a cursor only where lists are long
 
 T = TypeVar("T")
+LOG_LEVELS: tuple[types.LoggingLevel, ...] = get_args(types.LoggingLevel)  # least to most severe
 
 
 def page_of(items: Sequence[T], cursor: str | None, size: int = PAGE_SIZE) -> tuple[list[T], str | None]:
@@ -53,7 +54,8 @@ class Passthrough:
         self.servers = servers
         self.callers = callers
         self.rounds = rounds
-        self.log_level: types.LoggingLevel | None = None  # what a client last set with logging/setLevel
+        # What each handshake-era client connection asked for with logging/setLevel (by connection).
+        self.log_levels: dict[int, types.LoggingLevel] = {}
 
     # Lists ----------------------------------------------------------------------------------------
 
@@ -170,9 +172,16 @@ class Passthrough:
             except Exception as exc:  # one server refusing must not fail the client's subscription
                 downstream.log.note(f"{'subscribing to' if subscribed else 'unsubscribing from'} {uri} failed: {exc}")
 
-    async def set_level(self, level: types.LoggingLevel) -> None:
-        """Apply a client's logging level to every ready server that has logging."""
-        self.log_level = level
+    def wants(self, connection: int, level: types.LoggingLevel) -> bool:
+        """Whether a handshake-era client connection wants messages at `level` (all, until it sets one)."""
+        floor = self.log_levels.get(connection)
+        return floor is None or LOG_LEVELS.index(level) >= LOG_LEVELS.index(floor)
+
+    async def set_level(self, connection: int, level: types.LoggingLevel) -> None:
+        """A client's logging level: servers send at the most verbose level any client asked for, and
+        each client hears only what it asked for (see `wants`)."""
+        self.log_levels[connection] = level
+        level = min(self.log_levels.values(), key=LOG_LEVELS.index)
         for name, downstream in list(self.servers.items()):
             if downstream.status.state is State.READY and self._declares(name, "logging"):
                 await downstream.set_log_level(level)

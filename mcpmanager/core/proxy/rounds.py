@@ -7,9 +7,9 @@ either era too. `Rounds` runs each such request so that every pairing works:
   it directly; a 2026-07-28 client gets an `InputRequiredResult` while the server's request is
   *parked* (kept running), and the client's retry (`inputResponses` + our `requestState`) answers
   the server and the wait goes on;
-* a 2026-07-28 server answers `InputRequiredResult` itself: a 2026-07-28 client gets it as it is
-  (its retry reaches the server unchanged); for a handshake-era client mcpmanager asks each
-  question on its behalf and retries the server with the answers.
+* a 2026-07-28 server answers `InputRequiredResult` itself: mcpmanager answers each question the
+  way the first case does (roots from the config where set, a refusal where the client lacks the
+  capability, else the client is asked in its era) and retries the server with the answers.
 
 A parked request whose client never comes back is released after `PARK_EXPIRY`: the server is
 told the client did not answer.
@@ -29,7 +29,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from mcpmanager.core.proxy.asking import ask_session, capability_error
+from mcpmanager.core.proxy.asking import ClientAsks
 from mcpmanager.core.proxy.callers import Caller, Callers, Question
 
 logger = logging.getLogger(__name__)
@@ -59,8 +59,9 @@ class _Parked(Generic[R]):
 
 
 class Rounds:
-    def __init__(self, callers: Callers) -> None:
+    def __init__(self, callers: Callers, asks: ClientAsks) -> None:
         self.callers = callers
+        self.asks = asks
         self._parked: dict[str, _Parked[Any]] = {}
 
     def parked(self) -> int:
@@ -77,12 +78,13 @@ class Rounds:
         if state is not None and state.startswith(PARK_PREFIX):
             return await self._resume(state, ctx, params.input_responses or {})
         caller = self.callers.enter(server, ctx, parkable=True)
-        if caller.questions is None:  # a handshake-era client: asked directly, any server answer driven here
+        drive = self._drive(caller, send, params.input_responses, state)
+        if caller.questions is None:  # a handshake-era client: asked directly, here
             try:
-                return await self._drive(caller, send, params.input_responses, state)
+                return await drive
             finally:
                 self.callers.leave(caller)
-        task: asyncio.Task[Any] = asyncio.get_running_loop().create_task(send(caller, params.input_responses, state))
+        task: asyncio.Task[Any] = asyncio.get_running_loop().create_task(drive)
         task.add_done_callback(lambda _t: self.callers.leave(caller))
         return await self._wait(_Parked(caller, task))
 
@@ -95,16 +97,12 @@ class Rounds:
                 return result
             answers: types.InputResponses = {}
             for key, request in (result.input_requests or {}).items():
-                answer = await self._ask_for(caller, request)
+                answer = await self.asks.answer(caller, request)
                 if isinstance(answer, types.ErrorData):
                     raise MCPError.from_error_data(answer)
                 answers[key] = answer
             result = await send(caller, answers, result.request_state)
         raise MCPError(types.INTERNAL_ERROR, f"Server '{caller.server}' still wanted input after {MAX_ROUNDS} rounds.")
-
-    async def _ask_for(self, caller: Caller, request: types.InputRequest) -> types.InputResponse | types.ErrorData:
-        refusal = capability_error(caller, request)
-        return refusal or await ask_session(caller.ctx.session, request, caller.ctx.request_id)
 
     async def _resume(self, state: str, ctx: ServerRequestContext[Any], responses: types.InputResponses) -> Outcome:
         parked = self._parked.pop(state, None)

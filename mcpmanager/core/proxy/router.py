@@ -63,8 +63,8 @@ class Router:
         self.activity = Activity()
         self.resolver = Resolver(catalogue, lambda query, limit: self.discovery.search_names(query, limit))
         self.callers = Callers()
-        self.rounds = Rounds(self.callers)
         self.asks = ClientAsks(self.callers, self._legacy_sessions, self._configured_roots)
+        self.rounds = Rounds(self.callers, self.asks)
         self.passthrough = Passthrough(self.offerings, servers, self.callers, self.rounds)
         self.mode_servers = {
             m: ModeServer(
@@ -260,12 +260,14 @@ class Router:
         callers = self.callers.on(server)
         if not callers:
             for mode_server in self.mode_servers.values():
-                await mode_server.broadcast(notification)
+                await mode_server.broadcast(notification, lambda connection: self.passthrough.wants(connection, level))
             return
         for caller in callers:
             session = caller.ctx.session
             if level not in allowed_log_levels(session.protocol_version, caller.ctx.meta):
-                continue
+                continue  # a modern client's request did not opt in at this level
+            if not caller.modern and not self.passthrough.wants(id(caller.connection), level):
+                continue  # below what this handshake-era client set
             try:
                 await session.send_notification(notification, related_request_id=caller.ctx.request_id)
             except Exception as exc:  # the request just ended: nothing to tell

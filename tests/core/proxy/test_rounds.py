@@ -61,8 +61,8 @@ def params(state: str | None = None, answers: types.InputResponses | None = None
 class Setup:
     def __init__(self) -> None:
         self.callers = Callers()
-        self.rounds = Rounds(self.callers)
         self.asks = ClientAsks(self.callers, lambda: [], lambda server: None)
+        self.rounds = Rounds(self.callers, self.asks)
 
     def sampling_tool(self) -> Any:
         """A handshake-era server's tool that asks its client for a sample, then answers with it."""
