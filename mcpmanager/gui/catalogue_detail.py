@@ -3,7 +3,8 @@ description), how to call it (the `call_tool` template, with Copy), its input sc
 things a user edits here: aliases and parameter aliases, applied through the model to `Control`.
 
 An edit in progress is never overwritten by the engine's updates: a field follows the engine only
-while it still shows what the engine has.
+while it still shows what the engine has. The labels and panes built here (`plain_label`,
+`scrolling`, `heading`) are also those of a prompt's or resource's detail (`catalogue_offer_detail`).
 """
 
 from __future__ import annotations
@@ -202,19 +203,22 @@ class ToolDetail(QWidget):
         self.model = model
         self.key: str | None = None
 
-        self.hint = QLabel("Select a tool to see its schema and call template, and to give it aliases.")
+        self.hint = QLabel(
+            "Select a tool to see its schema and call template, and to give it aliases; "
+            "a prompt to see its arguments; a resource to see its URI."
+        )
         self.hint.setWordWrap(True)
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hint.setEnabled(False)  # drawn greyed: a hint, not content
-        self.title = _label(selectable=True)
+        self.title = plain_label(selectable=True)
         title_font = QFont(self.title.font())
         title_font.setPointSizeF(title_font.pointSizeF() * 1.25)
         title_font.setBold(True)
         self.title.setFont(title_font)
-        self.state = _label()
-        self.server, self.original, self.cost, self.annotations = (_label(selectable=True) for _ in range(4))
+        self.state = plain_label()
+        self.server, self.original, self.cost, self.annotations = (plain_label(selectable=True) for _ in range(4))
         self.annotations.setWordWrap(True)
-        self.description = _label(selectable=True)
+        self.description = plain_label(selectable=True)
         self.description.setWordWrap(True)
 
         self.aliases = AliasField()
@@ -225,13 +229,13 @@ class ToolDetail(QWidget):
         self.params = ParamAliases()
         self.params.apply_button.clicked.connect(self.apply_params)
 
-        self.template = _label(selectable=True, mono=True)
-        self.optional = _label()
+        self.template = plain_label(selectable=True, mono=True)
+        self.optional = plain_label()
         self.optional.setWordWrap(True)
         self.copy = QPushButton("Copy")
         self.copy.setToolTip("Copy the call template")
         self.copy.clicked.connect(self.copy_template)
-        self.schema = _label(selectable=True, mono=True)
+        self.schema = plain_label(selectable=True, mono=True)
 
         facts = QFormLayout()
         facts.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
@@ -252,19 +256,19 @@ class ToolDetail(QWidget):
         about.addStretch(1)
 
         template_head = QHBoxLayout()
-        template_head.addWidget(_heading("Call template (call_tool)"), 1)
+        template_head.addWidget(heading("Call template (call_tool)"), 1)
         template_head.addWidget(self.copy)
         call = QVBoxLayout()
         call.addLayout(template_head)
         call.addWidget(self.template)
         call.addWidget(self.optional)
-        call.addWidget(_heading("Input schema"))
+        call.addWidget(heading("Input schema"))
         call.addWidget(self.schema)
         call.addStretch(1)
 
         self.body = QSplitter(Qt.Orientation.Horizontal)
-        self.body.addWidget(_scrolling(about))
-        self.body.addWidget(_scrolling(call))
+        self.body.addWidget(scrolling(about))
+        self.body.addWidget(scrolling(call))
         self.body.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -334,7 +338,7 @@ def _state_text(entry: ToolEntry) -> str:
     return "\n".join(notes)
 
 
-def _label(*, selectable: bool = False, mono: bool = False) -> QLabel:
+def plain_label(*, selectable: bool = False, mono: bool = False) -> QLabel:
     label = QLabel()
     label.setTextFormat(Qt.TextFormat.PlainText)
     if selectable:
@@ -346,7 +350,7 @@ def _label(*, selectable: bool = False, mono: bool = False) -> QLabel:
     return label
 
 
-def _scrolling(layout: QVBoxLayout) -> QScrollArea:
+def scrolling(layout: QVBoxLayout) -> QScrollArea:
     inner = QWidget()
     inner.setLayout(layout)
     area = QScrollArea()
@@ -356,7 +360,7 @@ def _scrolling(layout: QVBoxLayout) -> QScrollArea:
     return area
 
 
-def _heading(text: str) -> QLabel:
+def heading(text: str) -> QLabel:
     label = QLabel(text)
     font = QFont(label.font())
     font.setBold(True)

@@ -1,23 +1,23 @@
-"""The catalogue table: one row per tool of every enabled server (disabled tools included, dimmed).
+"""The catalogue table: one row per tool of every enabled server (disabled tools included, dimmed),
+then each prompt, resource and resource template the servers offer (`catalogue_offers`).
 
-The model never decides: it shows what the engine's catalogue says and sends changes through a
-`ChangeTool` callable (in the window: `Control.set_tool` run by `GuiContext.run`). A toggled checkbox
-flips when the engine has applied the change, not before; a refused change leaves it as it was.
+The model never decides: it shows what the engine's catalogue and offerings say and sends changes
+through a `ChangeTool` callable (in the window: `Control.set_tool` run by `GuiContext.run`). A toggled
+checkbox flips when the engine has applied the change, not before; a refused change leaves it as it
+was. Only tools have settings: prompts and resources have no checkboxes, aliases or token sizes.
 
 Built for 20,000 tools: everything a row shows or is searched by is computed once per change of
-that tool (token sizes lazily, when a row is first shown or sorted by them), the filter
-(`catalogue_filter`) tests a precomputed casefolded haystack per row in bulk, and sorting happens here
-in Python once per click rather than in the proxy, whose default `lessThan` would call back into
-Python twice per comparison (about a million calls for 20,000 rows).
+that row (`catalogue_rows`), the filter (`catalogue_filter`) tests a precomputed casefolded haystack
+per row in bulk, and sorting happens here in Python once per click rather than in the proxy, whose
+default `lessThan` would call back into Python twice per comparison (about a million calls for
+20,000 rows).
 """
 
 from __future__ import annotations
 
 import asyncio
-import html
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from PySide6.QtCore import (
@@ -28,29 +28,58 @@ from PySide6.QtCore import (
     Qt,
     QTimer,
 )
-from PySide6.QtGui import QFont, QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from shiboken6 import isValid
 
 from mcpmanager.core.catalogue.catalogue import ToolEntry
-from mcpmanager.core.proxy.token_count import tool_tokens
+from mcpmanager.gui.catalogue_offers import PROMPT, RESOURCE, TEMPLATE, Offer, offers_of
+from mcpmanager.gui.catalogue_rows import (
+    ALIASES,
+    ALWAYS_ON,
+    DESCRIPTION,
+    ENABLED,
+    HEADER_TIPS,
+    HEADERS,
+    KIND,
+    NAME,
+    SERVER,
+    TOKENS,
+    Item,
+    Row,
+    make_row,
+    same,
+    sort_key,
+    tokens,
+    tooltip,
+)
 from mcpmanager.gui.context import GuiContext
 
+# The columns are `catalogue_rows`'s, offered here too, beside the roles, for the model's users.
+__all__ = [
+    "ALIASES",
+    "ALWAYS_ON",
+    "DESCRIPTION",
+    "ENABLED",
+    "HEADERS",
+    "KEY_ROLE",
+    "KIND",
+    "NAME",
+    "SERVER",
+    "SORT_ROLE",
+    "TOKENS",
+    "CatalogueModel",
+    "ChangeTool",
+    "ToolChange",
+    "check_state",
+]
+
 Index = QModelIndex | QPersistentModelIndex
-NAME, SERVER, DESCRIPTION, ALWAYS_ON, ENABLED, ALIASES, TOKENS = range(7)
-HEADERS = ("Name", "Server", "Description", "Always on", "Enabled", "Aliases", "Tokens")
-HEADER_TIPS = (
-    "The name clients call it by (a disabled tool shows its server's own name)",
-    "The server that provides it",
-    "The first line of its description (hover for all of it)",
-    "Listed to clients at once, without a search (discovery mode)",
-    "Offered to clients at all",
-    "Other names that call it",
-    "Estimated tokens it costs in a client's tools/list",
-)
 SORT_ROLE = Qt.ItemDataRole.UserRole
-KEY_ROLE = Qt.ItemDataRole.UserRole + 1  # the tool's `server:name`
+KEY_ROLE = Qt.ItemDataRole.UserRole + 1  # the row's key: a tool's `server:name`, an offer's `Offer.key`
 _MAX_PAUSE_MS = 2000
-_DESCRIPTION_CHARS = 240  # a longer first line is only elided when painted, at a cost per paint
+# The Kind column's colour for what is not a tool: the few prompts and resources stand out among
+# thousands of tools. Mid tones that read on light and dark backgrounds alike.
+_KIND_COLOURS = {PROMPT: QColor("#8250df"), RESOURCE: QColor("#0969da"), TEMPLATE: QColor("#0969da")}
 
 # data() runs for every role of every visible cell on each repaint: compare plain ints.
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole)
@@ -62,6 +91,7 @@ _ALIGN = int(Qt.ItemDataRole.TextAlignmentRole)
 _SORT = int(SORT_ROLE)
 _KEY = int(KEY_ROLE)
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+_CHECKABLE = (ALWAYS_ON, ENABLED)
 
 
 class ToolChange(TypedDict, total=False):
@@ -77,118 +107,68 @@ class ToolChange(TypedDict, total=False):
 ChangeTool = Callable[[str, ToolChange, str], "asyncio.Future[None] | None"]
 
 
-@dataclass(slots=True)
-class _Row:
-    key: str
-    entry: ToolEntry
-    shown: str  # the exposed name, or the server's own name while disabled
-    line: str  # the description's first line, shortened
-    aliases: str
-    haystack: str  # everything the filter searches, casefolded
-    tokens: int = -1  # computed on first use: json.dumps of 20,000 schemas takes ~0.4 s
-
-    @property
-    def enabled(self) -> bool:
-        return not self.entry.settings.disabled
-
-
-def _first_line(text: str) -> str:
-    text = text.lstrip()
-    end = text.find("\n")
-    line = " ".join((text if end < 0 else text[:end])[: _DESCRIPTION_CHARS + 1].split())
-    return line if len(line) <= _DESCRIPTION_CHARS else line[: _DESCRIPTION_CHARS - 1] + "…"
-
-
-def _make_row(key: str, entry: ToolEntry, previous: _Row | None) -> _Row:
-    shown = entry.exposed or entry.name
-    aliases = ", ".join(entry.settings.aliases)
-    tokens = -1
-    if previous is not None and previous.entry.spec is entry.spec and previous.shown == shown:
-        tokens = previous.tokens  # the schema did not change: neither did its size
-    description = entry.description
-    haystack = "\n".join((shown, entry.name, entry.server, aliases, description)).casefold()
-    return _Row(key, entry, shown, _first_line(description), aliases, haystack, tokens)
-
-
-def _same(a: ToolEntry, b: ToolEntry) -> bool:
-    # Identity first: the catalogue hands out the same spec dicts until a server lists anew.
-    return (
-        a.exposed == b.exposed
-        and a.settings == b.settings
-        and a.cached == b.cached
-        and (a.spec is b.spec or a.spec == b.spec)
-    )
-
-
-def _tokens(row: _Row) -> int:
-    if row.tokens < 0:
-        entry = row.entry
-        row.tokens = tool_tokens({**entry.spec, "name": entry.exposed} if entry.exposed else entry.spec)
-    return row.tokens
-
-
-def _sort_key(column: int) -> Callable[[_Row], Any]:
-    if column == NAME:
-        return lambda r: r.shown.casefold()
-    if column == SERVER:
-        return lambda r: r.entry.server.casefold()
-    if column == DESCRIPTION:
-        return lambda r: r.line.casefold()
-    if column == ALWAYS_ON:
-        return lambda r: r.entry.settings.always_on
-    if column == ENABLED:
-        return lambda r: r.enabled
-    if column == ALIASES:
-        return lambda r: r.aliases.casefold()
-    return _tokens
-
-
 class CatalogueModel(QAbstractTableModel):
-    """Rows in catalogue order until a column is sorted (`sort(-1)` restores that order)."""
+    """Rows in catalogue order (tools, then prompts, resources and templates) until a column is
+    sorted (`sort(-1)` restores that order)."""
 
     def __init__(
         self,
         entries: Callable[[], Sequence[ToolEntry]],
         change: ChangeTool | None = None,
         parent: QObject | None = None,
+        offers: Callable[[], Sequence[Offer]] = tuple,
     ) -> None:
         super().__init__(parent)
         self._entries = entries
+        self._offers = offers
         self._change = change
-        self._rows: list[_Row] = []
+        self._rows: list[Row] = []
         self._row_of: dict[str, int] = {}
         self._order: dict[str, int] = {}  # catalogue order, to sort ties and to unsort
         self._sorted: tuple[int, Qt.SortOrder] = (-1, Qt.SortOrder.AscendingOrder)
         # Bumped whenever rows move or what the filter searches changes: the filter's cue to recompute.
         self.revision = 0
         self._haystacks: tuple[int, list[str]] = (-1, [])
+        self._kinds: tuple[int, list[str]] = (-1, [])
+        self._kind_counts: dict[str, int] = {}
         self._soon = QTimer(self)
         self._soon.setSingleShot(True)
         self._soon.timeout.connect(self.refresh)
         self._refresh_ms = 0.0
-        self._load(self._fresh_entries())
+        self._load(self._fresh_items())
 
     @classmethod
     def for_context(cls, ctx: GuiContext, parent: QObject | None = None) -> CatalogueModel:
-        """The window's model: the engine's catalogue, changed through `Control`, following the engine signals."""
+        """The window's model: the engine's catalogue and offerings, changed through `Control`,
+        following the engine signals."""
 
         def change(key: str, change: ToolChange, doing: str) -> asyncio.Future[None]:
             return ctx.run(ctx.control.set_tool(key, **change), doing)
 
-        model = cls(ctx.engine.catalogue.entries, change, parent)
+        offerings = ctx.engine.offerings
+        model = cls(ctx.engine.catalogue.entries, change, parent, offers=lambda: offers_of(offerings))
         ctx.signals.catalogueChanged.connect(model.refresh_soon)
+        ctx.signals.offersChanged.connect(model.refresh_soon)
         return model
 
     # Reading ---------------------------------------------------------------------------------------
 
     def entry(self, row: int) -> ToolEntry | None:
+        """The tool of `row`; None for a prompt or resource (see `offer`) or no row."""
         return self._rows[row].entry if 0 <= row < len(self._rows) else None
+
+    def offer(self, row: int) -> Offer | None:
+        """The prompt, resource or template of `row`; None for a tool or no row."""
+        return self._rows[row].offer if 0 <= row < len(self._rows) else None
+
+    def key(self, row: int) -> str | None:
+        return self._rows[row].key if 0 <= row < len(self._rows) else None
 
     def shown_name(self, row: int) -> str:
         return self._rows[row].shown
 
     def tokens(self, row: int) -> int:
-        return _tokens(self._rows[row])
+        return tokens(self._rows[row])
 
     def row_of(self, key: str) -> int:
         return self._row_of.get(key, -1)
@@ -198,6 +178,22 @@ class CatalogueModel(QAbstractTableModel):
         if self._haystacks[0] != self.revision:
             self._haystacks = (self.revision, [row.haystack for row in self._rows])
         return self._haystacks[1]
+
+    def kinds(self) -> list[str]:
+        """Each row's kind (`catalogue_offers.KINDS`), in row order."""
+        self._count_kinds()
+        return self._kinds[1]
+
+    def kind_counts(self) -> dict[str, int]:
+        """How many rows of each kind (asked on every keystroke: counted once per change)."""
+        self._count_kinds()
+        return self._kind_counts
+
+    def _count_kinds(self) -> None:
+        if self._kinds[0] != self.revision:
+            kinds = [row.kind for row in self._rows]
+            self._kinds = (self.revision, kinds)
+            self._kind_counts = {kind: kinds.count(kind) for kind in set(kinds)}
 
     # Changing --------------------------------------------------------------------------------------
 
@@ -219,7 +215,7 @@ class CatalogueModel(QAbstractTableModel):
             self._soon.start(min(_MAX_PAUSE_MS, round(3 * self._refresh_ms)))
 
     def refresh(self) -> None:
-        """Re-read the engine's catalogue: the same tools → repaint only the rows that changed; tools
+        """Re-read the engine's catalogue: the same rows → repaint only the rows that changed; rows
         came or went → one reset (views keep their selection by key: see `CataloguePage`)."""
         self._soon.stop()
         start = time.perf_counter()
@@ -229,23 +225,23 @@ class CatalogueModel(QAbstractTableModel):
             self._refresh_ms = (time.perf_counter() - start) * 1000
 
     def _refresh(self) -> None:
-        entries = self._fresh_entries()
-        if entries.keys() != self._row_of.keys() or (
+        items = self._fresh_items()
+        if items.keys() != self._row_of.keys() or (
             # Unsorted rows follow the catalogue's order: servers reordered in the config move them all.
-            self._sorted[0] < 0 and any(k != r.key for k, r in zip(entries, self._rows, strict=True))
+            self._sorted[0] < 0 and any(k != r.key for k, r in zip(items, self._rows, strict=True))
         ):
             self.beginResetModel()
-            self._load(entries)
+            self._load(items)
             self.endResetModel()
             return
-        self._order = {key: i for i, key in enumerate(entries)}
+        self._order = {key: i for i, key in enumerate(items)}
         changed: list[int] = []
         searched = False
-        for key, entry in entries.items():
+        for key, item in items.items():
             row = self._row_of[key]
             old = self._rows[row]
-            if not _same(old.entry, entry):
-                new = _make_row(key, entry, old)
+            if not same(_item(old), item):
+                new = make_row(key, item, old)
                 searched = searched or new.haystack != old.haystack
                 self._rows[row] = new
                 changed.append(row)
@@ -255,25 +251,27 @@ class CatalogueModel(QAbstractTableModel):
         for first, end in _runs(sorted(changed)):
             self.dataChanged.emit(self.index(first, 0), self.index(end, last))
 
-    def _fresh_entries(self) -> dict[str, ToolEntry]:
-        """The catalogue's entries by key, in its order. A server may list two tools under one name,
-        which the config cannot tell apart either: the first one stands."""
-        found: dict[str, ToolEntry] = {}
+    def _fresh_items(self) -> dict[str, Item]:
+        """The catalogue's tools and then the offers, by key, in order. A server may list two tools
+        under one name, which the config cannot tell apart either: the first one stands."""
+        found: dict[str, Item] = {}
         for entry in self._entries():
             found.setdefault(entry.key, entry)
+        for offer in self._offers():
+            found.setdefault(offer.key, offer)
         return found
 
-    def _load(self, entries: dict[str, ToolEntry]) -> None:
+    def _load(self, items: dict[str, Item]) -> None:
         previous = {row.key: row for row in self._rows}
-        self._order = {key: i for i, key in enumerate(entries)}
-        self._rows = [_make_row(key, entry, previous.get(key)) for key, entry in entries.items()]
+        self._order = {key: i for i, key in enumerate(items)}
+        self._rows = [make_row(key, item, previous.get(key)) for key, item in items.items()]
         self._arrange(*self._sorted)
 
     def _arrange(self, column: int, order: Qt.SortOrder) -> None:
         """Rows in catalogue order, then stably sorted by `column` (ties keep that order)."""
         self._rows.sort(key=lambda r: self._order[r.key])
         if 0 <= column < len(HEADERS):
-            self._rows.sort(key=_sort_key(column), reverse=order == Qt.SortOrder.DescendingOrder)
+            self._rows.sort(key=sort_key(column), reverse=order == Qt.SortOrder.DescendingOrder)
         self._row_of = {row.key: i for i, row in enumerate(self._rows)}
         self.revision += 1
 
@@ -300,8 +298,8 @@ class CatalogueModel(QAbstractTableModel):
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
         flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
-        if index.column() in (ALWAYS_ON, ENABLED):
-            flags |= Qt.ItemFlag.ItemIsUserCheckable
+        if index.column() in _CHECKABLE and self._rows[index.row()].entry is not None:
+            flags |= Qt.ItemFlag.ItemIsUserCheckable  # tool settings: nothing to toggle for a prompt
         return flags
 
     def data(self, index: Index, role: int = _DISPLAY) -> Any:
@@ -313,24 +311,30 @@ class CatalogueModel(QAbstractTableModel):
         if role == _DISPLAY:
             if column == NAME:
                 return row.shown
+            if column == KIND:
+                return row.kind
             if column == SERVER:
-                return row.entry.server
+                return row.server
             if column == DESCRIPTION:
                 return row.line
             if column == ALIASES:
                 return row.aliases
             if column == TOKENS:
-                return f"{_tokens(row):,}"
+                return f"{tokens(row):,}" if row.entry is not None else ""
             return None
         if role == _CHECK:
+            if row.entry is None:
+                return None  # no check box drawn at all
             if column == ALWAYS_ON:
-                return check_state(row.entry.settings.always_on)
+                return check_state(row.always_on)
             if column == ENABLED:
                 return check_state(row.enabled)
             return None
         if role == _FOREGROUND:
             if not row.enabled:
                 return QGuiApplication.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text)
+            if column == KIND:
+                return _KIND_COLOURS.get(row.kind)
             return None
         if role == _FONT:
             if column == NAME and not row.enabled:
@@ -341,21 +345,23 @@ class CatalogueModel(QAbstractTableModel):
         if role == _ALIGN:
             return _RIGHT if column == TOKENS else None
         if role == _TOOLTIP:
-            return _tooltip(row, column)
+            return tooltip(row, column)
         if role == _SORT:
-            return _sort_key(column)(row)
+            return sort_key(column)(row)
         if role == _KEY:
             return row.key
         return None
 
     def setData(self, index: Index, value: Any, role: int = int(Qt.ItemDataRole.EditRole)) -> bool:
-        if role != _CHECK or not index.isValid() or index.column() not in (ALWAYS_ON, ENABLED):
+        if role != _CHECK or not index.isValid() or index.column() not in _CHECKABLE:
             return False
         row = self._rows[index.row()]
+        if row.entry is None:
+            return False
         on = _checked(value)
         name, key = row.shown, row.key
         if index.column() == ALWAYS_ON:
-            if on == row.entry.settings.always_on:
+            if on == row.always_on:
                 return False
             doing = f"make {name} always on" if on else f"make {name} no longer always on"
             started = self.change_tool(key, {"always_on": on}, doing)
@@ -389,24 +395,10 @@ def _checked(value: Any) -> bool:
     return int(value) == int(Qt.CheckState.Checked.value)
 
 
-def _tooltip(row: _Row, column: int) -> str | None:
-    entry = row.entry
-    if column == TOKENS:
-        return f"About {_tokens(row):,} tokens when a client lists it"
-    if column == ALWAYS_ON:
-        return "Listed to clients at once, without a search" if entry.settings.always_on else "Found by a search"
-    if column == ENABLED:
-        return "Offered to clients" if row.enabled else "Disabled: not offered to clients"
-    lines = [f"<b>{html.escape(row.shown)}</b> · {html.escape(entry.server)}"]
-    if entry.exposed and entry.exposed != entry.name:
-        lines.append(f"The server calls it {html.escape(entry.name)}")
-    if not row.enabled:
-        lines.append("<i>Disabled: not offered to clients</i>")
-    if entry.cached:
-        lines.append(f"<i>From the cache: {html.escape(entry.server)} has not listed its tools in this run yet</i>")
-    if entry.description:
-        lines.append(html.escape(entry.description).replace("\n", "<br>"))
-    return "<qt>" + "<br>".join(lines) + "</qt>"  # rich text: Qt wraps long descriptions
+def _item(row: Row) -> Item:
+    item = row.entry if row.entry is not None else row.offer
+    assert item is not None, "a row holds a tool or an offer"
+    return item
 
 
 def _runs(rows: list[int]) -> list[tuple[int, int]]:

@@ -1,9 +1,11 @@
-"""The Catalogue page: every tool of every server in one table, filtered as the user types, and the
-selected tool's detail below it (schema, annotations, call template, aliases).
+"""The Catalogue page: every tool, prompt, resource and resource template of every server in one
+table, filtered as the user types and by kind, and the selected row's detail below it (a tool's
+schema, annotations, call template and aliases; a prompt's arguments; a resource's URI).
 
 Keyboard first: Ctrl+F (or just typing into the field) filters, Down moves into the table, Space
-toggles the current checkbox, Esc clears the filter. Nothing here decides or saves by itself: changes
-go through the model to `Control`, and failures reach the error bar through `GuiContext.run`.
+toggles the current checkbox, Esc clears the filter, Alt+A/T/P/R show all, tools, prompts or
+resources. Nothing here decides or saves by itself: changes go through the model to `Control`, and
+failures reach the error bar through `GuiContext.run`.
 """
 
 from __future__ import annotations
@@ -14,13 +16,16 @@ from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QButtonGroup,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
     QMenu,
     QSplitter,
+    QStackedWidget,
     QTableView,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -32,17 +37,21 @@ from mcpmanager.gui.catalogue_model import (
     ALWAYS_ON,
     DESCRIPTION,
     ENABLED,
+    KIND,
     NAME,
     SERVER,
     TOKENS,
     CatalogueModel,
     check_state,
 )
+from mcpmanager.gui.catalogue_offer_detail import OfferDetail
+from mcpmanager.gui.catalogue_offers import GROUPS, SINGULAR
 from mcpmanager.gui.context import GuiContext
 
 # Starting widths (the user may drag them); Description takes what is left. Never ResizeToContents:
 # it measures every one of 20,000 rows on each change.
-_WIDTHS = {NAME: 240, SERVER: 130, ALWAYS_ON: 76, ENABLED: 66, ALIASES: 110, TOKENS: 64}
+_WIDTHS = {NAME: 240, KIND: 70, SERVER: 130, ALWAYS_ON: 76, ENABLED: 66, ALIASES: 110, TOKENS: 64}
+_GROUP_TITLES = {None: "&All", "tools": "&Tools", "prompts": "&Prompts", "resources": "&Resources"}
 
 
 class FilterField(QLineEdit):
@@ -88,18 +97,25 @@ class CataloguePage(QWidget):
         self.count.setObjectName("catalogueCount")
         self.count.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         # Wide enough for any count: a label that grows while typing would re-lay out the row each time.
-        self.count.setMinimumWidth(self.count.fontMetrics().horizontalAdvance("000,000 of 000,000 tools"))
+        self.count.setMinimumWidth(self.count.fontMetrics().horizontalAdvance("000,000 of 000,000 resources"))
+        self.kind_buttons = self._make_kind_buttons()
         self.detail = ToolDetail(self.model)
-        self._key: str | None = None  # the selected tool, kept across reloads and filtering
+        self.offer_detail = OfferDetail()
+        self.details = QStackedWidget()  # the tool's detail (or the hint to pick a row), or the offer's
+        self.details.addWidget(self.detail)
+        self.details.addWidget(self.offer_detail)
+        self._key: str | None = None  # the selected row, kept across reloads and filtering
         self.context_menu: QMenu | None = None
 
         top = QHBoxLayout()
+        for button in self.kind_buttons.values():
+            top.addWidget(button)
         top.addWidget(self.filter, 1)
         top.addWidget(self.count)
-        # The detail goes under the table: seven columns need the page's whole width.
+        # The detail goes under the table: eight columns need the page's whole width.
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.table)
-        splitter.addWidget(self.detail)
+        splitter.addWidget(self.details)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
         splitter.setSizes([440, 300])  # proportions: the first layout scales them to the page
@@ -148,7 +164,38 @@ class CataloguePage(QWidget):
         table.customContextMenuRequested.connect(self._context_menu)
         return table
 
+    def _make_kind_buttons(self) -> dict[str | None, QToolButton]:
+        """All / Tools / Prompts / Resources, each with its count: what the servers offer at a glance."""
+        group = QButtonGroup(self)
+        buttons: dict[str | None, QToolButton] = {}
+        for kind, title in _GROUP_TITLES.items():
+            button = QToolButton()
+            button.setCheckable(True)
+            button.setAutoRaise(True)
+            button.setProperty("title", title)
+            button.setChecked(kind is None)
+            button.toggled.connect(partial(self._kind_toggled, kind))
+            group.addButton(button)
+            buttons[kind] = button
+        buttons[None].setToolTip("Show every tool, prompt, resource and resource template")
+        buttons["tools"].setToolTip("Show tools only")
+        buttons["prompts"].setToolTip("Show prompts only: messages a client's user can pick (prompts/get)")
+        buttons["resources"].setToolTip("Show resources and resource templates only: data a client can read")
+        return buttons
+
     # Filtering -------------------------------------------------------------------------------------
+
+    def set_kind(self, kind: str | None) -> None:
+        """Show only tools, prompts or resources (`catalogue_offers.GROUPS`), or everything (None)."""
+        self.kind_buttons[kind].setChecked(True)
+
+    def kind(self) -> str | None:
+        return next(k for k, button in self.kind_buttons.items() if button.isChecked())
+
+    def _kind_toggled(self, kind: str | None, on: bool) -> None:
+        if on and self.rows.set_kinds(GROUPS[kind] if kind is not None else None):
+            self._after_filter()
+        self._update_count()
 
     def set_filter(self, text: str) -> None:
         """Type `text` into the filter field and filter at once."""
@@ -158,22 +205,37 @@ class CataloguePage(QWidget):
     def _apply_filter(self) -> None:
         self._filtering.stop()
         if self.rows.set_query(self.filter.text()):
-            # The selected tool, back in sight when it matches again (erasing); else the best matches.
-            if not self.table.currentIndex().isValid() and self._key is not None:
-                self.select_key(self._key)
-            if self.table.currentIndex().isValid():
-                self.table.scrollTo(self.table.currentIndex())
-            else:
-                self.table.scrollToTop()
+            self._after_filter()
         self._update_count()
+
+    def _after_filter(self) -> None:
+        # The selected row, back in sight when it matches again (erasing); else the best matches.
+        if not self.table.currentIndex().isValid() and self._key is not None:
+            self.select_key(self._key)
+        if self.table.currentIndex().isValid():
+            self.table.scrollTo(self.table.currentIndex())
+        else:
+            self.table.scrollToTop()
 
     def _focus_filter(self) -> None:
         self.filter.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.filter.selectAll()
 
     def _update_count(self) -> None:
-        shown, total = self.rows.rowCount(), self.model.rowCount()
-        noun = "tool" if total == 1 else "tools"
+        counts = self.model.kind_counts()
+        for kind, button in self.kind_buttons.items():
+            number = sum(counts.get(k, 0) for k in GROUPS[kind]) if kind is not None else self.model.rowCount()
+            button.setText(f"{button.property('title')} {number:,}")
+            button.setEnabled(number > 0 or button.isChecked())  # nothing of a kind: nothing to show
+        kind = self.kind()
+        shown = self.rows.rowCount()
+        if kind is None:
+            total = self.model.rowCount()
+            noun = "tool" if set(counts) <= {"tool"} else "item"  # only tools: say so, as before prompts
+        else:
+            total = sum(counts.get(k, 0) for k in GROUPS[kind])
+            noun = SINGULAR[kind]
+        noun += "" if total == 1 else "s"
         self.count.setText(f"{shown:,} of {total:,} {noun}" if self.rows.words else f"{total:,} {noun}")
 
     # Selection -------------------------------------------------------------------------------------
@@ -182,7 +244,8 @@ class CataloguePage(QWidget):
         return self._key
 
     def select_key(self, key: str) -> bool:
-        """Select a tool by `server:name`; False if it is not in the table or filtered out."""
+        """Select a row by its key (a tool's `server:name`, an `Offer.key`); False if it is not in
+        the table or filtered out."""
         row = self.model.row_of(key)
         index = self.rows.mapFromSource(self.model.index(row, NAME)) if row >= 0 else QModelIndex()
         if not index.isValid():
@@ -193,22 +256,36 @@ class CataloguePage(QWidget):
 
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not current.isValid():
-            return  # filtered out or cleared: the detail keeps the last tool (calmer while typing)
+            return  # filtered out or cleared: the detail keeps the last row (calmer while typing)
         row = self.rows.mapToSource(current).row()
-        entry = self.model.entry(row)
-        self._key = entry.key if entry else None
-        self.detail.show_row(row)
+        self._key = self.model.key(row)
+        self._show_detail(row)
+
+    def _show_detail(self, row: int | None) -> None:
+        offer = self.model.offer(row) if row is not None else None
+        if offer is not None:
+            self.offer_detail.show_offer(offer)
+            self.details.setCurrentWidget(self.offer_detail)
+        else:
+            self.detail.show_row(row)  # a tool, or (None) the hint to pick a row
+            self.details.setCurrentWidget(self.detail)
 
     def _context_menu(self, position: QPoint) -> None:
         index = self.table.indexAt(position)
-        entry = self.model.entry(self.rows.mapToSource(index).row()) if index.isValid() else None
-        if entry is None:
+        key = self.model.key(self.rows.mapToSource(index).row()) if index.isValid() else None
+        if key is None:
             return
-        row = self.model.row_of(entry.key)
+        row = self.model.row_of(key)
         name = self.model.shown_name(row)
         menu = QMenu(self)
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         menu.addAction(f"Copy “{name}”", lambda: QGuiApplication.clipboard().setText(name))
+        self.context_menu = menu  # for tests; the menu deletes itself when closed
+        if self.model.entry(row) is not None:
+            self._add_tool_actions(menu, key, row)
+        menu.popup(self.table.viewport().mapToGlobal(position))  # not exec(): no nested event loop (qasync)
+
+    def _add_tool_actions(self, menu: QMenu, key: str, row: int) -> None:
         menu.addSeparator()
         for column, title in ((ALWAYS_ON, "Always on"), (ENABLED, "Enabled")):
             action = menu.addAction(title)
@@ -216,9 +293,7 @@ class CataloguePage(QWidget):
             action.setChecked(
                 self.model.index(row, column).data(Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Checked
             )
-            action.toggled.connect(partial(self._toggle, entry.key, column))
-        self.context_menu = menu  # for tests; the menu deletes itself when closed
-        menu.popup(self.table.viewport().mapToGlobal(position))  # not exec(): no nested event loop (qasync)
+            action.toggled.connect(partial(self._toggle, key, column))
 
     def _toggle(self, key: str, column: int, on: bool) -> None:
         row = self.model.row_of(key)  # looked up again: the rows may have moved while the menu was open
@@ -226,14 +301,14 @@ class CataloguePage(QWidget):
             self.model.setData(self.model.index(row, column), check_state(on), Qt.ItemDataRole.CheckStateRole)
 
     def _reloaded(self) -> None:
-        """Tools came or went (a bulk reload): select the same tool again, wherever it is now."""
+        """Rows came or went (a bulk reload): select the same row again, wherever it is now."""
         if self._key is None:
             return
         if not self.select_key(self._key):
             row = self.model.row_of(self._key)
-            self.detail.show_row(row if row >= 0 else None)
+            self._show_detail(row if row >= 0 else None)
 
     def _changed(self, first: QModelIndex, last: QModelIndex) -> None:
         row = self.model.row_of(self._key) if self._key else -1
         if first.row() <= row <= last.row():
-            self.detail.show_row(row)
+            self._show_detail(row)

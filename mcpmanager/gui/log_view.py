@@ -5,7 +5,9 @@ listener only drops lines into a bounded inbox; a single-shot timer lets them ou
 FLUSH_MS as ONE `appendPlainText` of the joined text. Before appending, the flush removes the lines
 the append would push out itself (see `_trim`: Qt's own trimming lays out every line it removes).
 Measured on a full 5,000-line view (offscreen, 2-core box), a flush costs about 3 µs a line, so
-about 15 ms at most however fast the server writes (tests/bench/bench_gui_stderr.py).
+about 15 ms at most however fast the server writes (tests/bench/bench_gui_stderr.py). Colours
+(mcpmanager's own lines, a server's MCP log messages by level: `log_marks`) are laid only on the
+lines on screen.
 """
 
 from __future__ import annotations
@@ -17,13 +19,11 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
-    QColor,
     QDesktopServices,
     QGuiApplication,
     QKeyEvent,
     QKeySequence,
     QShortcut,
-    QTextCharFormat,
     QTextCursor,
     QTextDocument,
 )
@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 
 from mcpmanager.core.supervisor.stderr_log import LogLine, StderrLog
 from mcpmanager.gui import style
+from mcpmanager.gui.log_marks import SKIPPED_MARK, marks
 
 # Bound of the view. A QTextDocument's memory, the worst flush (about 3 µs a line) and a find all
 # grow with it; 5,000 lines is more than the log's ring (2,000 by default) and keeps a flush ≤ 15 ms.
@@ -50,10 +51,7 @@ VIEW_LINES = 5000
 # for the "skipped" line.
 PENDING_LINES = VIEW_LINES - 1
 FLUSH_MS = 50  # how long lines may wait: fast enough to read as live, slow enough to batch a flood
-OWN_PREFIX = "[mcpmanager]"  # lines the supervisor writes itself (StderrLog.note)
-SKIPPED_MARK = "… "
 _STAMP_WIDTH = len("HH:MM:SS ")
-_OWN_COLOUR = "#8250df"  # reads on light and dark backgrounds alike
 
 
 class _Inbox:
@@ -142,8 +140,6 @@ class LogView(QWidget):
         vbar.valueChanged.connect(self._scrolled)
         vbar.rangeChanged.connect(self._range_changed)
         editor.viewport().installEventFilter(self)  # a taller view shows lines to highlight
-        self._own_format = QTextCharFormat()
-        self._own_format.setForeground(QColor(_OWN_COLOUR))
 
         self.find_field = _FindField()
         self.find_field.setPlaceholderText("Find (Ctrl+F)")
@@ -273,7 +269,7 @@ class LogView(QWidget):
             hbar.setValue(left)
         finally:
             self._adjusting = False
-        self._mark_own_lines()
+        self._mark_lines()
 
     def _trim(self, blocks: int) -> None:
         """Remove the oldest `blocks` lines, so the append never reaches the block limit. The limit
@@ -284,9 +280,10 @@ class LogView(QWidget):
         cursor.setPosition(document.findBlockByNumber(blocks).position(), QTextCursor.MoveMode.KeepAnchor)
         cursor.removeSelectedText()  # the user's selection and the highlights move with the text
 
-    def _mark_own_lines(self) -> None:
-        """Colour the supervisor's own lines among those on screen. Only the visible ones: a per-line
-        highlighter would run Python for every line of a flood; this runs for a screenful."""
+    def _mark_lines(self) -> None:
+        """Colour the supervisor's own lines and servers' log messages by level (`log_marks`) among
+        the lines on screen. Only the visible ones: a per-line highlighter would run Python for every
+        line of a flood; this runs for a screenful."""
         editor = self.text_edit
         block = editor.firstVisibleBlock()
         rows = editor.viewport().height() // max(editor.fontMetrics().lineSpacing(), 1) + 2
@@ -294,13 +291,17 @@ class LogView(QWidget):
         for _ in range(rows):
             if not block.isValid():
                 break
-            line = block.text()
-            if line.startswith(OWN_PREFIX, _STAMP_WIDTH) or line.startswith(SKIPPED_MARK, _STAMP_WIDTH):
+            start = block.position()
+            for mark in marks(block.text(), _STAMP_WIDTH):
                 cursor = QTextCursor(block)
-                cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
+                cursor.setPosition(start + mark.start)
+                if mark.end < 0:
+                    cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
+                else:
+                    cursor.setPosition(start + mark.end, QTextCursor.MoveMode.KeepAnchor)
                 selection = QTextEdit.ExtraSelection()
                 selection.cursor = cursor
-                selection.format = self._own_format
+                selection.format = mark.format
                 selections.append(selection)
             block = block.next()
         if selections or self._marked:
@@ -315,7 +316,7 @@ class LogView(QWidget):
         at_bottom = value >= self.text_edit.verticalScrollBar().maximum()
         if at_bottom != self._following:
             self.follow_button.setChecked(at_bottom)  # scrolled up: pause; back at the bottom: follow
-        self._mark_own_lines()
+        self._mark_lines()
 
     def _range_changed(self, _low: int, high: int) -> None:
         # A resize changes the range without the user scrolling: stay at the bottom if following.
@@ -333,11 +334,11 @@ class LogView(QWidget):
             self.text_edit.verticalScrollBar().setValue(value)
         finally:
             self._adjusting = False
-        self._mark_own_lines()
+        self._mark_lines()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Resize:
-            self._mark_own_lines()
+            self._mark_lines()
         return super().eventFilter(watched, event)
 
     # Actions --------------------------------------------------------------------------------------

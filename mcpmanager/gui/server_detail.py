@@ -1,6 +1,7 @@
 """One server in detail: its state and reason, command line, pid, uptime, restarts, last exit, the
-live stderr pane and its tools. Follows the server through restarts and config changes (a changed
-server is a new Downstream with a new log: the pane re-attaches)."""
+live stderr pane, and what it offers: its tools, prompts and resources (with templates), each tab
+with its count. Follows the server through restarts and config changes (a changed server is a new
+Downstream with a new log: the pane re-attaches)."""
 
 from __future__ import annotations
 
@@ -19,11 +20,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mcpmanager.core.catalogue.offerings import ServerOffers
 from mcpmanager.core.config.servers import StdioServerConfig
 from mcpmanager.core.engine.engine import Engine
 from mcpmanager.core.supervisor.downstream import Downstream
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.gui import style
+from mcpmanager.gui.catalogue_offers import arguments_text
 from mcpmanager.gui.log_view import LogView
 from mcpmanager.gui.servers_model import state_text
 
@@ -73,13 +76,13 @@ class ServerDetail(QWidget):
         self.facts["Command"].setFont(style.monospace())
 
         self.log_view = LogView()
-        self.tools = QTreeWidget()
-        self.tools.setHeaderLabels(["Tool", "Description"])
-        self.tools.setRootIsDecorated(False)
-        self.tools.setUniformRowHeights(True)
+        self.tools = _list("Tool", "Description")
+        self.prompts = _list("Prompt", "Arguments", "Description")
+        self.resources = _list("URI", "Name", "Description")
         self.tabs = QTabWidget()
         self.tabs.addTab(self.log_view, "Stderr")
-        self.tabs.addTab(self.tools, "Tools")
+        for tree in (self.tools, self.prompts, self.resources):
+            self.tabs.addTab(tree, "")
 
         layout = QVBoxLayout(self)
         layout.addLayout(header)
@@ -113,7 +116,9 @@ class ServerDetail(QWidget):
             self.light.clear()
             for value in self.facts.values():
                 value.setText("")
-            self.tools.clear()
+            for tree in (self.tools, self.prompts, self.resources):
+                _fill(tree, [])
+            self._count_tabs(None, None)
             return
         status = downstream.status
         self.light.setPixmap(style.light(status.state, 14).pixmap(14, 14))
@@ -127,7 +132,7 @@ class ServerDetail(QWidget):
         self.facts["Protocol"].setText(downstream.protocol_version or "—")
         self.facts["Log file"].setText(str(downstream.log.path) if downstream.log.path else "—")
         self._tick()
-        self._fill_tools(downstream)
+        self._fill_lists(downstream)
 
     def _tick(self) -> None:
         downstream = self._downstream
@@ -135,19 +140,59 @@ class ServerDetail(QWidget):
             up = downstream.ready_since if downstream.status.state is State.READY else None
             self.facts["Uptime"].setText(uptime(up, time.time()))
 
-    def _fill_tools(self, downstream: Downstream) -> None:
+    def _fill_lists(self, downstream: Downstream) -> None:
         tools = (
             downstream.tools if downstream.tools is not None else self.engine.catalogue.server_tools(downstream.name)
         )
-        names = [str(t.get("name", "")) for t in tools or []]
-        items = (self.tools.topLevelItem(i) for i in range(self.tools.topLevelItemCount()))
-        shown = [item.text(0) for item in items if item is not None]
-        if names == shown:
-            return
-        self.tools.clear()
-        for tool in tools or []:
-            description = " ".join(str(tool.get("description") or "").split())
-            item = QTreeWidgetItem([str(tool.get("name", "")), description])
-            item.setToolTip(1, description)
-            self.tools.addTopLevelItem(item)
-        self.tools.resizeColumnToContents(0)
+        _fill(self.tools, [[_text(t.get("name")), _text(t.get("description"))] for t in tools or []])
+        offers = self.engine.offerings.server_offers(downstream.name)
+        listed = offers or ServerOffers()  # None: the server has not said yet
+        prompts = [[_text(p.get("name")), arguments_text(p), _text(p.get("description"))] for p in listed.prompts]
+        _fill(self.prompts, prompts)
+        resources = [[_text(r.get("uri")), _text(r.get("name")), _text(r.get("description"))] for r in listed.resources]
+        resources += [
+            [_text(t.get("uriTemplate")), f"{_text(t.get('name'))} (template)".lstrip(), _text(t.get("description"))]
+            for t in listed.templates
+        ]
+        _fill(self.resources, resources)
+        self._count_tabs(len(tools) if tools is not None else None, offers)
+
+    def _count_tabs(self, tools: int | None, offers: ServerOffers | None) -> None:
+        """`Tools (17)`, `Prompts (4)`, `Resources (9)`: bare until the server has said (nothing cached)."""
+        prompts = len(offers.prompts) if offers is not None else None
+        resources = len(offers.resources) + len(offers.templates) if offers is not None else None
+        counts = (
+            (self.tools, "Tools", tools),
+            (self.prompts, "Prompts", prompts),
+            (self.resources, "Resources", resources),
+        )
+        for tree, title, count in counts:
+            self.tabs.setTabText(self.tabs.indexOf(tree), title if count is None else f"{title} ({count})")
+
+
+def _list(*headers: str) -> QTreeWidget:
+    tree = QTreeWidget()
+    tree.setHeaderLabels(list(headers))
+    tree.setRootIsDecorated(False)
+    tree.setUniformRowHeights(True)
+    return tree
+
+
+def _fill(tree: QTreeWidget, rows: list[list[str]]) -> None:
+    """Show `rows`, rebuilding only when they changed: a refresh comes with every state change."""
+    columns = tree.columnCount()
+    items = (tree.topLevelItem(i) for i in range(tree.topLevelItemCount()))
+    shown = [[item.text(c) for c in range(columns)] for item in items if item is not None]
+    if rows == shown:
+        return
+    tree.clear()
+    for row in rows:
+        item = QTreeWidgetItem(row)
+        item.setToolTip(columns - 1, row[-1])
+        tree.addTopLevelItem(item)
+    tree.resizeColumnToContents(0)
+
+
+def _text(value: object) -> str:
+    """One line of what a server listed (descriptions may span lines; a missing field is empty)."""
+    return " ".join(str(value or "").split())

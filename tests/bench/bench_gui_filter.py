@@ -33,6 +33,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal  # after choosing the pla
 from PySide6.QtWidgets import QApplication
 
 from mcpmanager.core.catalogue.catalogue import Catalogue
+from mcpmanager.core.catalogue.offerings import Offerings
 from mcpmanager.core.config.settings import ToolSettings
 from mcpmanager.gui.catalogue_model import TOKENS, CatalogueModel
 from mcpmanager.gui.catalogue_page import CataloguePage
@@ -46,6 +47,7 @@ TARGET_MS = 50.0
 
 class _Signals(QObject):
     catalogueChanged = Signal()
+    offersChanged = Signal()
 
 
 class _Paints(QObject):
@@ -114,7 +116,8 @@ def bench_size(app: QApplication, size: int, tools: list[dict[str, Any]]) -> dic
     load_ms = (time.perf_counter() - start) * 1000
 
     signals = _Signals()
-    ctx: Any = SimpleNamespace(engine=SimpleNamespace(catalogue=catalogue), signals=signals, control=None, run=None)
+    engine = SimpleNamespace(catalogue=catalogue, offerings=Offerings())
+    ctx: Any = SimpleNamespace(engine=engine, signals=signals, control=None, run=None)
     start = time.perf_counter()
     page = CataloguePage(ctx)
     page.resize(1180 - 150, 760 - 60)  # the main window's size, less the page list and the bars

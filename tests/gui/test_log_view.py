@@ -6,9 +6,11 @@ import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 import shiboken6
+from mcp import Client
 from PySide6.QtCore import QObject, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextCursor
 from pytestqt.qtbot import QtBot
@@ -16,6 +18,7 @@ from pytestqt.qtbot import QtBot
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.supervisor.stderr_log import StderrLog
 from mcpmanager.gui.log_view import PENDING_LINES, VIEW_LINES, LogView
+from tests.helpers.conformance import conformance_fixture
 from tests.helpers.fixture_servers import fixture
 from tests.helpers.gui import gui_context, until
 
@@ -42,6 +45,29 @@ def _at_bottom(view: LogView) -> bool:
 
 def _top_line(view: LogView) -> str:
     return view.text_edit.firstVisibleBlock().text()
+
+
+_DEBUG, _INFO, _WARNING, _ERROR = "#8c959f", "#0969da", "#bc4c00", "#cf222e"
+
+
+class _Mark(NamedTuple):
+    line: str  # the log line it is on, without the pane's time stamp
+    text: str  # what it covers: the whole line (with the stamp) or a part
+    whole: bool
+    colour: str
+    background: str | None
+
+
+def _marks(view: LogView) -> list[_Mark]:
+    """Each highlight on screen."""
+    found = []
+    for selection in view.text_edit.extraSelections():
+        cursor, look = selection.cursor, selection.format
+        block, text = cursor.block().text(), cursor.selectedText()
+        brush = look.background()
+        background = brush.color().name() if brush.style() != Qt.BrushStyle.NoBrush else None
+        found.append(_Mark(block[9:], text, text == block, look.foreground().color().name(), background))
+    return found
 
 
 # A real engine and real servers ------------------------------------------------------------------
@@ -131,6 +157,21 @@ async def test_attaching_another_log_leaves_the_old_one(tmp_path: Path, qtbot: Q
         await until(lambda: second.log.tail(1) == ["second again 3"])
         view.flush()
         assert view.text() == ""
+
+
+async def test_a_servers_log_messages_reach_its_pane_with_their_level(tmp_path: Path, qtbot: QtBot) -> None:
+    # The conformance fixture sends three info messages while its `test_tool_with_logging` runs.
+    async with (
+        gui_context(tmp_path, {"conf": conformance_fixture()}) as ctx,
+        Client(ctx.engine.router.server, mode="legacy", cache=None) as client,
+    ):
+        view = _view(qtbot)
+        view.attach(ctx.engine.downstreams["conf"].log)
+        await until(lambda: ctx.engine.downstreams["conf"].status.state is State.READY)
+        assert not (await client.call_tool("test_tool_with_logging", {})).is_error
+        line = "[log info] conformance-server: Tool execution completed"
+        await until(lambda: line in view.text())
+        assert [(m.text, m.colour) for m in _marks(view) if m.line == line] == [("[log info]", _INFO)]
 
 
 # Bare logs fed by hand ---------------------------------------------------------------------------
@@ -330,3 +371,40 @@ async def test_a_deleted_view_leaves_the_log(qtbot: QtBot, log: StderrLog) -> No
     shiboken6.delete(view)  # as when the page holding it is closed: the log must not call into it
     log.add(["after the view is gone"])  # would raise from inside the stderr pump
     assert log.tail(1) == ["after the view is gone"]
+
+
+async def test_log_messages_show_their_level_and_warnings_stand_out(qtbot: QtBot, log: StderrLog) -> None:
+    # As the supervisor writes a server's notifications/message into its log (downstream `_on_log`).
+    log.add(
+        [
+            "[log debug] db: pool size 4",
+            "[log info] app: listening",
+            "[log warning] app: disk 91% full",
+            "[log error] app: cannot write the cache",
+            "[log emergency] app: out of memory",
+            "plain stderr [log error] inside",
+            "[log loud] app: not a level MCP defines",
+        ]
+    )
+    view = _view(qtbot)
+    view.attach(log)
+    marks = _marks(view)
+    whole = {m.line: (m.colour, m.background) for m in marks if m.whole}
+    tags = {m.line: (m.text, m.colour, m.background) for m in marks if not m.whole}
+    # Debug is greyed, warnings and errors colour the whole line, each level in its own colour.
+    assert whole == {
+        "[log debug] db: pool size 4": (_DEBUG, None),
+        "[log warning] app: disk 91% full": (_WARNING, None),
+        "[log error] app: cannot write the cache": (_ERROR, None),
+        "[log emergency] app: out of memory": (_ERROR, None),
+    }
+    # Info colours its tag only; the gravest levels invert theirs (white on red).
+    assert tags == {
+        "[log info] app: listening": ("[log info]", _INFO, None),
+        "[log emergency] app: out of memory": ("[log emergency]", "#ffffff", _ERROR),
+    }
+    # A line only seeming to hold a level (not at its start, or not a level) is the server's own text.
+    assert not {m.line for m in marks} & {
+        "plain stderr [log error] inside",
+        "[log loud] app: not a level MCP defines",
+    }

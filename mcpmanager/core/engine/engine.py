@@ -31,7 +31,6 @@ from mcpmanager.core.supervisor.events import (
     DownstreamEvent,
     OffersChanged,
     ResourceUpdated,
-    ServerMessage,
     ToolsChanged,
 )
 from mcpmanager.core.supervisor.lifecycle import State
@@ -121,6 +120,7 @@ class Engine:
             downstream = self.downstreams.pop(name)
             await downstream.stop()
             downstream.log.close()
+            self.offerings.forget(name)
         for name, server in config.servers.items():
             current = self.downstreams.get(name)
             if current is not None and current.config == server:
@@ -150,6 +150,7 @@ class Engine:
         )
         self.downstreams[server.name] = downstream
         if server.disabled:
+            self.offerings.forget(server.name)  # what it offered is not offered any more
             downstream.disable()
         else:
             downstream.start()
@@ -200,8 +201,7 @@ class Engine:
             self.offerings.set_offers(event.server, offers)
         elif isinstance(event, ResourceUpdated):
             spawn(self.router.resource_updated(event.uri), name="resource-updated")
-        elif isinstance(event, ServerMessage):
-            spawn(self.router.server_log(event.server, event.level, event.logger, event.data), name="server-log")
+
         self._schedule_advertise()  # the advertisement carries states and tool counts
         self.events.emit(event)
 
@@ -278,6 +278,7 @@ class Engine:
                     "tools": len(d.tools) if d.tools is not None else None,
                     "prompts": len(offers.prompts) if (offers := self.offerings.server_offers(name)) else None,
                     "resources": len(offers.resources) if offers else None,
+                    "templates": len(offers.templates) if offers else None,
                     "protocol": d.protocol_version,
                     "log": str(d.log.path) if d.log.path else None,
                 }

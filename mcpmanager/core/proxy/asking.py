@@ -7,8 +7,10 @@ request (`rounds` parks the server's call until the client answers). A client is
 what it declared; otherwise the server gets an error saying which client lacks what.
 
 Roots: a server with `roots` in its config is told those and no client is asked. Otherwise a
-server asking during a client's request gets that client's roots; asking at any other time (most
-ask right after connecting) it gets the union of the roots every connected client declared.
+server asking during a client's request gets that client's roots (or an error, like any other
+question, when that client cannot say or several clients are calling); asking when no request is in
+flight (most ask right after connecting) it gets the union of the roots the connected handshake-era
+clients declared.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 
 import anyio
@@ -27,7 +29,6 @@ from mcp.shared.message import ServerMessageMetadata
 from pydantic import BaseModel
 
 from mcpmanager.core.proxy.callers import Caller, Callers
-from mcpmanager.core.sdk_compat import connection_of
 from mcpmanager.core.supervisor.asks import SampleAnswer
 
 logger = logging.getLogger(__name__)
@@ -80,6 +81,8 @@ def _result_type(request: types.InputRequest) -> type[BaseModel]:
 
 async def ask_caller(caller: Caller, request: types.InputRequest) -> Answer:
     """Put `request` to the client behind `caller`, the way its era allows."""
+    if caller.closed:
+        return _refusal(f"{caller.client_name} is no longer waiting on this request")
     if caller.modern:
         if caller.questions is None:
             return _refusal(
@@ -117,13 +120,16 @@ class ClientAsks:
     def __init__(
         self,
         callers: Callers,
-        sessions: Callable[[], Iterable[ServerSession]],
+        sessions: Callable[[], Iterable[tuple[int, ServerSession]]],
         configured_roots: Callable[[str], list[str] | None],
+        log: Callable[[str, types.LoggingMessageNotificationParams], Awaitable[None]],
     ) -> None:
         self.callers = callers
-        self._sessions = sessions  # handshake-era clients connected now (the mode servers know them)
+        self._log = log  # to the clients: the router knows them
+        self._sessions = sessions  # handshake-era clients connected now, by connection key
         self._configured_roots = configured_roots
         self._heard_roots: dict[int, list[types.Root]] = {}  # per connection: what a client last said
+        callers.connections.on_close(self.client_roots_changed)  # a client that left has no roots
 
     async def sample(self, server: str, params: types.CreateMessageRequestParams) -> SampleAnswer:
         answer = await self._ask(server, types.CreateMessageRequest(params=params), "sampling")
@@ -138,20 +144,26 @@ class ClientAsks:
         return _refusal(f"The client answered {server}'s elicitation request with a {type(answer).__name__}.")
 
     async def roots(self, server: str) -> types.ListRootsResult | types.ErrorData:
+        if self._configured_roots(server) is None and not self.callers.on(server):
+            return types.ListRootsResult(roots=await self._all_roots())
         caller = self.callers.find(server)
-        return await self.roots_for(server, caller if isinstance(caller, Caller) else None)
+        if isinstance(caller, str):
+            return _refusal(f"mcpmanager cannot forward roots from server '{server}': {caller}.")
+        return await self.roots_for(server, caller)
 
-    async def roots_for(self, server: str, caller: Caller | None) -> types.ListRootsResult:
-        """The roots `server` is told: its configured ones, else its caller's, else everyone's."""
+    async def roots_for(self, server: str, caller: Caller) -> types.ListRootsResult | types.ErrorData:
+        """The roots `server` is told during `caller`'s request: its configured ones, else the caller's."""
         configured = self._configured_roots(server)
         if configured is not None:
             return types.ListRootsResult(roots=[_root(entry) for entry in configured])
-        if caller is not None and caller.capabilities.roots is not None:
-            answer = await ask_caller(caller, types.ListRootsRequest())
-            if isinstance(answer, types.ListRootsResult):
-                self._heard_roots[id(caller.connection)] = list(answer.roots)
-                return answer
-        return types.ListRootsResult(roots=await self._all_roots())
+        request = types.ListRootsRequest()
+        answer = capability_error(caller, request) or await ask_caller(caller, request)
+        if isinstance(answer, types.ListRootsResult):
+            self._heard_roots[caller.key] = list(answer.roots)
+            return answer
+        if isinstance(answer, types.ErrorData):
+            return answer
+        return _refusal(f"{caller.client_name} answered roots/list with a {type(answer).__name__}.")
 
     async def answer(self, caller: Caller, request: types.InputRequest) -> Answer:
         """What `caller`'s client says to `request` (a question a 2026-07-28 server embedded in its
@@ -160,9 +172,12 @@ class ClientAsks:
             return await self.roots_for(caller.server, caller)
         return capability_error(caller, request) or await ask_caller(caller, request)
 
-    def client_roots_changed(self, session: ServerSession) -> None:
-        """A client said its roots changed: forget what it said before."""
-        self._heard_roots.pop(id(connection_of(session)), None)
+    async def log(self, server: str, message: types.LoggingMessageNotificationParams) -> None:
+        await self._log(server, message)
+
+    def client_roots_changed(self, key: int) -> None:
+        """A client (connection `key`) said its roots changed: forget what it said before."""
+        self._heard_roots.pop(key, None)
 
     async def _ask(self, server: str, request: types.InputRequest, what: str) -> Answer:
         caller = self.callers.find(server)
@@ -171,18 +186,21 @@ class ClientAsks:
         return capability_error(caller, request) or await ask_caller(caller, request)
 
     async def _all_roots(self) -> list[types.Root]:
-        """The union of every connected client's roots (asking handshake-era ones now)."""
-        sessions = [s for s in self._sessions() if (s.client_capabilities or types.ClientCapabilities()).roots]
+        """The union of the roots the connected handshake-era clients declared (asked now)."""
+        connected = dict(self._sessions())
+        asked = [(k, s) for k, s in connected.items() if (s.client_capabilities or types.ClientCapabilities()).roots]
 
-        async def ask(session: ServerSession) -> None:
+        async def ask(key: int, session: ServerSession) -> None:
             with anyio.move_on_after(ROOTS_WAIT):
                 answer = await ask_session(session, types.ListRootsRequest(), None)
                 if isinstance(answer, types.ListRootsResult):
-                    self._heard_roots[id(connection_of(session))] = list(answer.roots)
+                    self._heard_roots[key] = list(answer.roots)
 
-        await asyncio.gather(*(ask(s) for s in sessions), return_exceptions=True)
+        await asyncio.gather(*(ask(k, s) for k, s in asked), return_exceptions=True)
         union: dict[str, types.Root] = {}
-        for roots in self._heard_roots.values():
+        for key, roots in self._heard_roots.items():
+            if key not in connected:
+                continue  # only clients connected now
             for root in roots:
                 union.setdefault(str(root.uri), root)
         return list(union.values())

@@ -22,7 +22,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from mcpmanager.core.sdk_compat import connection_of
+from mcpmanager.core.proxy.connections import Connections
 
 # One question a modern client must answer before the parked request can go on (see `rounds`).
 Question = tuple[types.InputRequest, "asyncio.Future[types.InputResponse | types.ErrorData]"]
@@ -35,18 +35,17 @@ class Caller:
 
     server: str
     ctx: ServerRequestContext[Any]
+    key: int  # its client connection (`Connections`)
     # A modern client is asked by returning an InputRequiredResult from this request; questions wait
     # here for it. None where the request cannot carry one (completion, a handshake-era client).
     questions: asyncio.Queue[Question] | None = None
     order: int = field(default_factory=lambda: next(_serial))
+    parked: bool = False  # between an InputRequiredResult and the client's retry: no live request
+    closed: bool = False  # released (expired, cancelled): nobody will answer questions any more
 
     @property
     def modern(self) -> bool:
         return self.ctx.session.protocol_version in MODERN_PROTOCOL_VERSIONS
-
-    @property
-    def connection(self) -> object:
-        return connection_of(self.ctx.session)
 
     @property
     def capabilities(self) -> types.ClientCapabilities:
@@ -59,7 +58,8 @@ class Caller:
 
 
 class Callers:
-    def __init__(self) -> None:
+    def __init__(self, connections: Connections) -> None:
+        self.connections = connections
         self._on: dict[str, list[Caller]] = {}
 
     @contextmanager
@@ -75,7 +75,8 @@ class Callers:
         """`ctx` is in flight on `server` until `leave`; `parkable`: the request can answer with an
         InputRequiredResult (tools/call, prompts/get, resources/read)."""
         modern = ctx.session.protocol_version in MODERN_PROTOCOL_VERSIONS
-        caller = Caller(server, ctx, asyncio.Queue() if parkable and modern else None)
+        key = self.connections.key(ctx.session)
+        caller = Caller(server, ctx, key, asyncio.Queue() if parkable and modern else None)
         self._on.setdefault(server, []).append(caller)
         return caller
 
@@ -94,7 +95,7 @@ class Callers:
         callers = self._on.get(server)
         if not callers:
             return f"no client request is in flight on server '{server}'"
-        connections = {id(c.connection) for c in callers}
+        connections = {c.key for c in callers}
         if len(connections) > 1:
             return (
                 f"{len(connections)} clients have requests in flight on server '{server}' and mcpmanager "

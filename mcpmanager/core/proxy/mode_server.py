@@ -34,8 +34,9 @@ from mcpmanager import __version__
 from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
 from mcpmanager.core.config.modes import Mode
 from mcpmanager.core.proxy import meta_tools as meta
+from mcpmanager.core.proxy.connections import Connections
 from mcpmanager.core.proxy.passthrough import Passthrough
-from mcpmanager.core.sdk_compat import connection_of, http_sessions, listen_streams, without_telemetry
+from mcpmanager.core.sdk_compat import http_sessions, listen_streams, without_telemetry
 
 logger = logging.getLogger(__name__)
 
@@ -98,12 +99,15 @@ class ModeServer:
         passthrough: Passthrough,
         offered: Offered,
         roots_changed: RootsChanged,
+        connections: Connections,
     ) -> None:
         self.mode = mode
         self.catalogue = catalogue
         self._call = call
         self._passthrough = passthrough
         self._roots_changed = roots_changed
+        self._connections = connections
+        connections.on_close(self._forget)
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)  # `listen.close()` ends every modern client's listen stream
         # Handshake-era clients get list_changed on their connection's standalone channel; the
@@ -111,7 +115,6 @@ class ModeServer:
         self._legacy_sessions: dict[int, ServerSession] = {}
         self._listed: tuple[int, list[types.Tool]] | None = None
         self._notified: list[dict[str, Any]] = []
-        self._subscribed: dict[str, set[int]] = {}  # resource URI → handshake-era connections subscribed
         self.server = _ProxyServer(
             "mcpmanager",
             version=__version__,
@@ -179,7 +182,7 @@ class ModeServer:
     ) -> types.SubscriptionsListenResult:
         # A modern client subscribes to resources in its listen filter: follow them downstream.
         for uri in params.notifications.resource_subscriptions or ():
-            await self._passthrough.subscribe(uri, True)
+            await self._passthrough.listen_for(uri)
         return await self.listen(ctx, params)
 
     async def _on_list_prompts(
@@ -215,21 +218,13 @@ class ModeServer:
     async def _on_subscribe(
         self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams
     ) -> types.EmptyResult:
-        self._remember(ctx)
-        uri = str(params.uri)
-        self._subscribed.setdefault(uri, set()).add(id(connection_of(ctx.session)))
-        await self._passthrough.subscribe(uri, True)
+        await self._passthrough.client_subscribes(self._remember(ctx), str(params.uri), True)
         return types.EmptyResult()
 
     async def _on_unsubscribe(
         self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
     ) -> types.EmptyResult:
-        uri = str(params.uri)
-        holders = self._subscribed.get(uri, set())
-        holders.discard(id(connection_of(ctx.session)))
-        if not holders:
-            self._subscribed.pop(uri, None)
-            await self._passthrough.subscribe(uri, False)
+        await self._passthrough.client_subscribes(self._remember(ctx), str(params.uri), False)
         return types.EmptyResult()
 
     async def _on_complete(
@@ -241,21 +236,25 @@ class ModeServer:
     async def _on_set_level(
         self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
     ) -> types.EmptyResult:
-        self._remember(ctx)
-        await self._passthrough.set_level(id(connection_of(ctx.session)), params.level)
+        await self._passthrough.set_level(self._remember(ctx), params.level)
         return types.EmptyResult()
 
     async def _on_roots_changed(self, ctx: ServerRequestContext[Any], params: types.NotificationParams) -> None:
         await self._roots_changed(ctx.session)
 
-    def _remember(self, ctx: ServerRequestContext[Any]) -> None:
+    def _remember(self, ctx: ServerRequestContext[Any]) -> int:
+        """Keep a handshake-era client's session to reach it later; its connection's key."""
         session = ctx.session
-        if session.protocol_version in MODERN_PROTOCOL_VERSIONS:
-            return  # modern clients hear about changes on their subscriptions/listen stream
-        self._legacy_sessions[id(connection_of(session))] = session
+        key = self._connections.key(session)
+        if session.protocol_version not in MODERN_PROTOCOL_VERSIONS:  # modern: changes on listen streams
+            self._legacy_sessions[key] = session
+        return key
 
-    def legacy_sessions(self) -> list[ServerSession]:
-        return list(self._legacy_sessions.values())
+    def _forget(self, key: int) -> None:
+        self._legacy_sessions.pop(key, None)  # the client left
+
+    def legacy_sessions(self) -> list[tuple[int, ServerSession]]:
+        return list(self._legacy_sessions.items())
 
     # Change notification --------------------------------------------------------------------------
 
@@ -285,9 +284,8 @@ class ModeServer:
     async def resource_updated(self, uri: str) -> None:
         """Tell the clients that subscribed to `uri` (the listen handler filters modern ones)."""
         await self.bus.publish(ResourceUpdated(uri))
-        holders = self._subscribed.get(uri, set())
         notification = types.ResourceUpdatedNotification(params=types.ResourceUpdatedNotificationParams(uri=uri))
-        await self._to_legacy(notification, lambda key: key in holders)
+        await self._to_legacy(notification, lambda key: self._passthrough.holds(key, uri))
 
     async def broadcast(
         self, notification: types.ServerNotification, wanted: Callable[[int], bool] = lambda connection: True

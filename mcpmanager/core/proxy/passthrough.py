@@ -12,6 +12,7 @@ import logging
 from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any, TypeVar, get_args
 
+import anyio
 import mcp_types as types
 from mcp import Client
 from mcp.server.context import ServerRequestContext
@@ -21,7 +22,6 @@ from mcpmanager.core.catalogue.offerings import Offerings
 from mcpmanager.core.proxy.callers import Caller, Callers
 from mcpmanager.core.proxy.rounds import Rounds
 from mcpmanager.core.supervisor.downstream import Downstream, Unavailable
-from mcpmanager.core.supervisor.lifecycle import State
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +56,11 @@ class Passthrough:
         self.rounds = rounds
         # What each handshake-era client connection asked for with logging/setLevel (by connection).
         self.log_levels: dict[int, types.LoggingLevel] = {}
+        # Resource subscriptions, for all modes at once: the handshake-era connections holding each
+        # URI, and the URIs some modern client's listen filter named (kept while their server runs).
+        self._holders: dict[str, set[int]] = {}
+        self._listened: set[str] = set()
+        callers.connections.on_close(self._client_gone)
 
     # Lists ----------------------------------------------------------------------------------------
 
@@ -79,17 +84,21 @@ class Passthrough:
     async def get_prompt(
         self, ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
     ) -> types.GetPromptResult | types.InputRequiredResult:
+        if self.rounds.is_retry(params):
+            retried: types.GetPromptResult | types.InputRequiredResult
+            retried = await self.rounds.resume(ctx, params, "prompts/get")
+            return retried
         prompt = self.offerings.prompt(params.name)
         if prompt is None:
             raise MCPError(types.INVALID_PARAMS, f"Unknown prompt '{params.name}'.")
 
-        client = await self._client(prompt.server)
+        downstream, client = await self._ready(prompt.server)
 
         async def get(
             caller: Caller, responses: types.InputResponses | None, state: str | None
         ) -> types.GetPromptResult | types.InputRequiredResult:
             return await _guarded(
-                prompt.server,
+                downstream,
                 client.session.get_prompt(
                     prompt.name,
                     params.arguments,
@@ -100,33 +109,37 @@ class Passthrough:
             )
 
         result: types.GetPromptResult | types.InputRequiredResult = await self.rounds.run(
-            prompt.server, ctx, params, get
+            prompt.server, ctx, params, get, "prompts/get"
         )
         return result
 
     async def read_resource(
         self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult | types.InputRequiredResult:
+        if self.rounds.is_retry(params):
+            retried: types.ReadResourceResult | types.InputRequiredResult
+            retried = await self.rounds.resume(ctx, params, "resources/read")
+            return retried
         uri = str(params.uri)
         servers = self.offerings.servers_for_uri(uri)
         if not servers:
             raise MCPError(types.INVALID_PARAMS, f"Resource not found: {uri} (no server offers resources).")
 
         async def read_from(server: str) -> types.ReadResourceResult | types.InputRequiredResult:
-            client = await self._client(server)
+            downstream, client = await self._ready(server)
 
             async def read(
                 caller: Caller, responses: types.InputResponses | None, state: str | None
             ) -> types.ReadResourceResult | types.InputRequiredResult:
                 return await _guarded(
-                    server,
+                    downstream,
                     client.session.read_resource(
                         uri, input_responses=responses, request_state=state, allow_input_required=True
                     ),
                 )
 
             result: types.ReadResourceResult | types.InputRequiredResult = await self.rounds.run(
-                server, ctx, params, read
+                server, ctx, params, read, "resources/read"
             )
             return result
 
@@ -156,10 +169,38 @@ class Passthrough:
             server = template.server
         if not self._declares(server, "completions"):
             return types.CompleteResult(completion=types.Completion(values=[]))
-        client = await self._client(server)
+        downstream, client = await self._ready(server)
         request = types.CompleteRequest(params=params.model_copy(update={"ref": ref, "meta": None}))
         with self.callers.working_for(server, ctx):
-            return await _guarded(server, client.session.send_request(request, types.CompleteResult))
+            return await _guarded(downstream, client.session.send_request(request, types.CompleteResult))
+
+    def holds(self, connection: int, uri: str) -> bool:
+        return connection in self._holders.get(uri, ())
+
+    async def client_subscribes(self, connection: int, uri: str, subscribed: bool) -> None:
+        """A handshake-era client's resources/subscribe or /unsubscribe: the servers follow `uri` while
+        any client (of any mode, of either era) wants it."""
+        holders = self._holders.setdefault(uri, set())
+        was_followed = bool(holders) or uri in self._listened
+        (holders.add if subscribed else holders.discard)(connection)
+        if not holders:
+            del self._holders[uri]
+        followed = bool(holders) or uri in self._listened
+        if followed != was_followed:
+            await self.subscribe(uri, followed)
+
+    async def listen_for(self, uri: str) -> None:
+        """A modern client's listen filter names `uri`."""
+        if uri not in self._listened:
+            self._listened.add(uri)
+            if uri not in self._holders:
+                await self.subscribe(uri, True)
+
+    async def _client_gone(self, connection: int) -> None:
+        for uri in [u for u, holders in self._holders.items() if connection in holders]:
+            await self.client_subscribes(connection, uri, False)
+        if self.log_levels.pop(connection, None) is not None and self.log_levels:
+            await self._apply_level()
 
     async def subscribe(self, uri: str, subscribed: bool) -> None:
         """Follow `uri` on the servers that may serve it (its owner, or matching templates)."""
@@ -181,10 +222,17 @@ class Passthrough:
         """A client's logging level: servers send at the most verbose level any client asked for, and
         each client hears only what it asked for (see `wants`)."""
         self.log_levels[connection] = level
+        await self._apply_level()
+
+    async def _apply_level(self) -> None:
+        """Every server gets the most verbose level a connected client asked for; a server not ready
+        now gets it when it is (`Downstream` keeps it), and one server's refusal stops no other."""
         level = min(self.log_levels.values(), key=LOG_LEVELS.index)
-        for name, downstream in list(self.servers.items()):
-            if downstream.status.state is State.READY and self._declares(name, "logging"):
+        for downstream in list(self.servers.values()):
+            try:
                 await downstream.set_log_level(level)
+            except Exception as exc:  # that server's trouble: noted in its pane
+                downstream.log.note(f"setting the log level to {level} failed: {exc}")
 
     # Plumbing -------------------------------------------------------------------------------------
 
@@ -197,21 +245,27 @@ class Passthrough:
             return bool(capabilities.resources and capabilities.resources.subscribe)
         return getattr(capabilities, what, None) is not None
 
-    async def _client(self, server: str) -> Client:
+    async def _ready(self, server: str) -> tuple[Downstream, Client]:
         downstream = self.servers.get(server)
         if downstream is None:
             raise MCPError(types.INVALID_PARAMS, f"Server '{server}' is not configured any more.")
         try:
-            return await downstream.ready_client()
+            return downstream, await downstream.ready_client()
         except Unavailable as exc:
             raise MCPError(types.INTERNAL_ERROR, str(exc)) from None
 
 
-async def _guarded(server: str, request: Awaitable[T]) -> T:
+async def _guarded(server: Downstream, request: Awaitable[T]) -> T:
+    """The server's answer, within its callTimeout; anything but its own protocol error is named."""
     try:
-        return await request
+        with anyio.fail_after(server.settings.call_timeout):
+            return await request
+    except TimeoutError:
+        raise MCPError(
+            types.REQUEST_TIMEOUT, f"Server '{server.name}' did not answer within {server.settings.call_timeout:g} s."
+        ) from None
     except MCPError:
         raise  # the server's own answer: its code and message reach the client as they are
     except Exception as exc:  # boundary: a broken connection reads as the server's trouble
-        logger.debug("%s: request failed", server, exc_info=True)
-        raise MCPError(types.INTERNAL_ERROR, f"Server '{server}' failed: {type(exc).__name__}: {exc}") from None
+        logger.debug("%s: request failed", server.name, exc_info=True)
+        raise MCPError(types.INTERNAL_ERROR, f"Server '{server.name}' failed: {type(exc).__name__}: {exc}") from None

@@ -48,6 +48,7 @@ Send = Callable[[Caller, types.InputResponses | None, str | None], Coroutine[Any
 class _Parked(Generic[R]):
     caller: Caller
     task: asyncio.Task[Any]
+    kind: str  # the request it answers (tools/call, prompts/get, resources/read): a retry must match
     pending: dict[str, asyncio.Future[types.InputResponse | types.ErrorData]] = field(default_factory=dict)
     expiry: asyncio.TimerHandle | None = None
 
@@ -67,16 +68,23 @@ class Rounds:
     def parked(self) -> int:
         return len(self._parked)
 
+    @staticmethod
+    def is_retry(params: types.InputResponseRequestParams) -> bool:
+        """Whether this request is a client's retry of a parked one: resume it before routing anything
+        (the name or URI it repeats need not resolve again, nor the server be ready)."""
+        return bool(params.request_state and params.request_state.startswith(PARK_PREFIX))
+
     async def run(
         self,
         server: str,
         ctx: ServerRequestContext[Any],
         params: types.InputResponseRequestParams,
         send: Send,
+        kind: str,
     ) -> Outcome:
         state = params.request_state
-        if state is not None and state.startswith(PARK_PREFIX):
-            return await self._resume(state, ctx, params.input_responses or {})
+        if self.is_retry(params):
+            return await self.resume(ctx, params, kind)
         caller = self.callers.enter(server, ctx, parkable=True)
         drive = self._drive(caller, send, params.input_responses, state)
         if caller.questions is None:  # a handshake-era client: asked directly, here
@@ -86,7 +94,7 @@ class Rounds:
                 self.callers.leave(caller)
         task: asyncio.Task[Any] = asyncio.get_running_loop().create_task(drive)
         task.add_done_callback(lambda _t: self.callers.leave(caller))
-        return await self._wait(_Parked(caller, task))
+        return await self._wait(_Parked(caller, task, kind))
 
     async def _drive(
         self, caller: Caller, send: Send, responses: types.InputResponses | None, state: str | None
@@ -104,16 +112,22 @@ class Rounds:
             result = await send(caller, answers, result.request_state)
         raise MCPError(types.INTERNAL_ERROR, f"Server '{caller.server}' still wanted input after {MAX_ROUNDS} rounds.")
 
-    async def _resume(self, state: str, ctx: ServerRequestContext[Any], responses: types.InputResponses) -> Outcome:
-        parked = self._parked.pop(state, None)
-        if parked is None:
+    async def resume(
+        self, ctx: ServerRequestContext[Any], params: types.InputResponseRequestParams, kind: str
+    ) -> Outcome:
+        """Go on with the parked request this retry names, its answers delivered to the server."""
+        state = params.request_state or ""
+        parked = self._parked.get(state)
+        if parked is None or parked.kind != kind:
             raise MCPError(
                 types.INVALID_PARAMS, "This requestState expired or was already used: send the request anew."
             )
+        del self._parked[state]
         if parked.expiry is not None:
             parked.expiry.cancel()
         parked.caller.ctx = ctx  # the retry is the request to reach from now on (progress, the next question)
-        parked.answer(responses)
+        parked.caller.parked = False
+        parked.answer(params.input_responses or {})
         return await self._wait(parked)
 
     async def _wait(self, parked: _Parked[Any]) -> Outcome:
@@ -124,7 +138,7 @@ class Rounds:
             await asyncio.wait({parked.task, asked}, return_when=asyncio.FIRST_COMPLETED)
         except asyncio.CancelledError:  # the client gave up on its request: so do we
             asked.cancel()
-            parked.task.cancel()
+            _release(parked, "gave up on its request")
             raise
         if not asked.done():
             asked.cancel()
@@ -143,26 +157,39 @@ class Rounds:
             requests[key] = request
             parked.pending[key] = future
         self._parked[token] = parked
+        parked.caller.parked = True
         parked.expiry = asyncio.get_running_loop().call_later(PARK_EXPIRY, self._expire, token)
         return types.InputRequiredResult(input_requests=requests, request_state=token)
 
     def _expire(self, token: str) -> None:
         parked = self._parked.pop(token, None)
-        if parked is None:
-            return
-        for future in parked.pending.values():
-            if not future.done():
-                future.set_result(_no_answer(f"did not answer within {PARK_EXPIRY:g} s"))
-        parked.task.add_done_callback(_consume)
+        if parked is not None:
+            _release(parked, f"did not answer within {PARK_EXPIRY:g} s")
 
     def close(self) -> None:
         """Release every parked request (the endpoint is going away)."""
         for token in list(self._parked):
-            parked = self._parked.pop(token)
-            if parked.expiry is not None:
-                parked.expiry.cancel()
-            parked.task.cancel()
-            parked.task.add_done_callback(_consume)
+            _release(self._parked.pop(token), "went away")
+
+
+def _release(parked: _Parked[Any], why: str) -> None:
+    """Nobody will answer this request's questions any more: every question asked or still to come
+    gets an error (so no server callback waits forever), and the server's request is cancelled."""
+    caller = parked.caller
+    caller.closed = True
+    if parked.expiry is not None:
+        parked.expiry.cancel()
+    refusal = _no_answer(why)
+    for future in parked.pending.values():
+        if not future.done():
+            future.set_result(refusal)
+    parked.pending = {}
+    while caller.questions is not None and not caller.questions.empty():
+        _request, future = caller.questions.get_nowait()
+        if not future.done():
+            future.set_result(refusal)
+    parked.task.cancel()
+    parked.task.add_done_callback(_consume)
 
 
 def _no_answer(why: str) -> types.ErrorData:

@@ -30,6 +30,7 @@ from mcpmanager.core.proxy import meta_tools as meta
 from mcpmanager.core.proxy.activity import Activity, Outcome
 from mcpmanager.core.proxy.asking import ClientAsks
 from mcpmanager.core.proxy.callers import Caller, Callers
+from mcpmanager.core.proxy.connections import Connections
 from mcpmanager.core.proxy.discovery import Discovery
 from mcpmanager.core.proxy.mode_server import CallResult, ModeServer
 from mcpmanager.core.proxy.passthrough import Passthrough
@@ -62,13 +63,21 @@ class Router:
         self.calls = 0
         self.activity = Activity()
         self.resolver = Resolver(catalogue, lambda query, limit: self.discovery.search_names(query, limit))
-        self.callers = Callers()
-        self.asks = ClientAsks(self.callers, self._legacy_sessions, self._configured_roots)
+        self.connections = Connections()
+        self.callers = Callers(self.connections)
+        self.asks = ClientAsks(self.callers, self._legacy_sessions, self._configured_roots, self.server_log)
         self.rounds = Rounds(self.callers, self.asks)
         self.passthrough = Passthrough(self.offerings, servers, self.callers, self.rounds)
         self.mode_servers = {
             m: ModeServer(
-                m, catalogue, self.call, self.input_schema, self.passthrough, self.offered, self.roots_changed
+                m,
+                catalogue,
+                self.call,
+                self.input_schema,
+                self.passthrough,
+                self.offered,
+                self.roots_changed,
+                self.connections,
             )
             for m in MODES
         }
@@ -128,6 +137,12 @@ class Router:
     ) -> CallResult:
         """A client's tools/call: a meta-tool (discovery mode), or a catalogue tool by any name."""
         self.calls += 1
+        if self.rounds.is_retry(params):  # a parked call goes on, whatever its name resolves to now
+            try:
+                retried: CallResult = await self.rounds.resume(ctx, params, "tools/call")
+                return retried
+            except MCPError as exc:
+                return error_result(f"Calling '{params.name}' failed: {exc}")
         name, args = params.name, params.arguments
         if meta_tools and self.catalogue.get(name) is None and (meta_name := _meta_name(name)):
             if meta_name == meta.DISCOVER:
@@ -201,7 +216,7 @@ class Router:
             return await downstream.call_tool(tool.name, arguments, relay, answers, state)
 
         try:
-            result: CallResult = await self.rounds.run(tool.server, ctx, params, send)
+            result: CallResult = await self.rounds.run(tool.server, ctx, params, send, "tools/call")
             return result
         except MCPError as exc:  # a question the client could not answer (or a stale requestState)
             return error_result(f"Calling '{called}' on server '{tool.server}' failed: {exc}")
@@ -250,32 +265,37 @@ class Router:
         for server in self.mode_servers.values():
             await server.resource_updated(uri)
 
-    async def server_log(self, server: str, level: types.LoggingLevel, source: str | None, data: Any) -> None:
-        """A server's log message, named after it: on the streams of the requests in flight on it
-        (a modern client only at the level its request asked for), else to every connected client."""
+    async def server_log(self, server: str, logged: types.LoggingMessageNotificationParams) -> None:
+        """A server's log message, named after it. While a client's request is in flight on the server,
+        to that client on that request's stream (a modern client only at the level its request asked
+        for); when several clients are, or the request is parked, to none (the pane has it: a message
+        about one client's work is not another's to read). With nothing in flight, to every connected
+        handshake-era client at or above its level."""
+        level, source = logged.level, logged.logger
         message = types.LoggingMessageNotificationParams(
-            level=level, logger=f"{server}/{source}" if source else server, data=data
+            level=level, logger=f"{server}/{source}" if source else server, data=logged.data
         )
         notification = types.LoggingMessageNotification(params=message)
-        callers = self.callers.on(server)
-        if not callers:
+        if not self.callers.on(server):
             for mode_server in self.mode_servers.values():
                 await mode_server.broadcast(notification, lambda connection: self.passthrough.wants(connection, level))
             return
-        for caller in callers:
-            session = caller.ctx.session
-            if level not in allowed_log_levels(session.protocol_version, caller.ctx.meta):
-                continue  # a modern client's request did not opt in at this level
-            if not caller.modern and not self.passthrough.wants(id(caller.connection), level):
-                continue  # below what this handshake-era client set
-            try:
-                await session.send_notification(notification, related_request_id=caller.ctx.request_id)
-            except Exception as exc:  # the request just ended: nothing to tell
-                logger.debug("a log message found its request gone: %s", exc)
+        caller = self.callers.find(server)
+        if isinstance(caller, str) or caller.parked:
+            return
+        session = caller.ctx.session
+        if level not in allowed_log_levels(session.protocol_version, caller.ctx.meta):
+            return  # a modern client's request did not opt in at this level
+        if not caller.modern and not self.passthrough.wants(caller.key, level):
+            return  # below what this handshake-era client set
+        try:
+            await session.send_notification(notification, related_request_id=caller.ctx.request_id)
+        except Exception as exc:  # the request just ended: nothing to tell
+            logger.debug("a log message found its request gone: %s", exc)
 
     async def roots_changed(self, session: ServerSession) -> None:
         """A client's roots changed: every server that follows the clients' roots is told."""
-        self.asks.client_roots_changed(session)
+        self.asks.client_roots_changed(self.connections.key(session))
         for downstream in list(self.servers.values()):
             if downstream.status.state is State.READY:
                 try:
@@ -283,8 +303,8 @@ class Router:
                 except Exception as exc:  # one gone server must not stop the others hearing it
                     logger.debug("%s: roots list_changed not delivered: %s", downstream.name, exc)
 
-    def _legacy_sessions(self) -> list[ServerSession]:
-        return [s for server in self.mode_servers.values() for s in server.legacy_sessions()]
+    def _legacy_sessions(self) -> list[tuple[int, ServerSession]]:
+        return [entry for server in self.mode_servers.values() for entry in server.legacy_sessions()]
 
     def _configured_roots(self, server: str) -> list[str] | None:
         downstream = self.servers.get(server)

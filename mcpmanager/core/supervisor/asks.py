@@ -1,4 +1,5 @@
-"""Requests a server sends to its client (sampling, elicitation, roots): who answers them.
+"""Requests a server sends to its client (sampling, elicitation, roots), and its log messages: who
+answers them, who hears them.
 
 mcpmanager is every server's client, but it cannot answer these itself: a person or a model at the
 far end must. The supervisor hands each one to an `UpstreamAsks` (the proxy's, which finds the
@@ -22,6 +23,10 @@ class UpstreamAsks(Protocol):
 
     async def roots(self, server: str) -> types.ListRootsResult | types.ErrorData: ...
 
+    async def log(self, server: str, message: types.LoggingMessageNotificationParams) -> None:
+        """Pass a log message on. Awaited before the server's next message is handled, so a message
+        logged during a call reaches the caller before the call's result does."""
+
 
 class NobodyUpstream:
     """Answers for a server that runs with no proxy in front (the CLI's one-off listings)."""
@@ -34,6 +39,9 @@ class NobodyUpstream:
 
     async def roots(self, server: str) -> types.ListRootsResult | types.ErrorData:
         return types.ListRootsResult(roots=[])
+
+    async def log(self, server: str, message: types.LoggingMessageNotificationParams) -> None:
+        return None
 
 
 def _refused(server: str, what: str) -> types.ErrorData:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
@@ -263,14 +264,20 @@ class Downstream:
 
     async def _resume(self, client: Client) -> None:
         """A new connection takes up what clients asked of the last one: the log level and, in the
-        handshake era, the resource subscriptions (modern ones ride on the listen stream)."""
-        try:
-            await self._apply_log_level(client)
-            if client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-                for uri in sorted(self.subscriptions):
-                    await _subscribe(client, uri, True)
-        except MCPError as exc:
-            self.log.note(f"restoring the log level or subscriptions failed: {exc}")
+        handshake era, the resource subscriptions (modern ones ride on the listen stream). Each step is
+        bounded: the start deadline no longer holds, and a server must not hang in "starting"."""
+        steps: list[tuple[str, Callable[[], Awaitable[None]]]] = [
+            ("the log level", lambda: self._apply_log_level(client))
+        ]
+        if client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            for uri in sorted(self.subscriptions):
+                steps.append((f"the subscription to {uri}", lambda uri=uri: _subscribe(client, uri, True)))  # type: ignore[misc]
+        for what, step in steps:
+            try:
+                with anyio.fail_after(self.start_timeout):
+                    await step()
+            except (MCPError, TimeoutError) as exc:
+                self.log.note(f"restoring {what} failed: {exc or 'timed out'}")
 
     async def _serve(self, client: Client) -> str:
         """Keep the session until something ends it; return why (a crash reason)."""
@@ -334,10 +341,10 @@ class Downstream:
         self._listener(ResourceUpdated(self.name, uri))
 
     async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
-        data = params.data if isinstance(params.data, str) else repr(params.data)
-        source = f"{params.logger}: " if params.logger else ""
-        self.log.add([f"[log {params.level}] {source}{line}" for line in data.splitlines() or [""]])
+        data = params.data if isinstance(params.data, str) else json.dumps(params.data, default=str)
+        self.log.message(params.level, params.logger, data)
         self._listener(ServerMessage(self.name, params.level, params.logger, params.data))
+        await self._asks.log(self.name, params)
 
     async def _list_tools(self, client: Client) -> list[ToolDict]:
         async def page(cursor: str | None) -> tuple[list[Any], str | None]:
@@ -418,8 +425,9 @@ class Downstream:
     async def set_log_level(self, level: types.LoggingLevel) -> None:
         """The level of log messages to receive (kept for later connections too)."""
         self.log_level = level
-        if (client := self._client) is not None:
-            await self._apply_log_level(client)
+        if (client := self._client) is not None and self.status.state is State.READY:
+            with anyio.fail_after(self.start_timeout):
+                await self._apply_log_level(client)
 
     async def _apply_log_level(self, client: Client) -> None:
         # Modern servers have no logging/setLevel: each request opts in (at "info", see the Client).

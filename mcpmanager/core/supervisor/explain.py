@@ -14,14 +14,14 @@ _OURS = "[mcpmanager]"
 
 def exit_reason(process: ChildProcess, log: StderrLog, when: str = "") -> str:
     reason = process.exit.describe() + when
-    last = log.tail(1)
+    last = log.tail(1, stderr_only=True)
     if last and not last[0].startswith(_OURS):
         reason += f" — {last[0]}"
     return reason
 
 
 def with_stderr(log: StderrLog, reason: str) -> str:
-    last = [line for line in log.tail(5) if not line.startswith(_OURS)]
+    last = [line for line in log.tail(5, stderr_only=True) if not line.startswith(_OURS)]
     return f"{reason} — {last[-1]}" if last else reason
 
 
@@ -38,7 +38,7 @@ def unavailable_text(name: str, status: Status, log: StderrLog, detail: str | No
     lines = [f"Server '{name}' is unavailable ({status.describe()})."]
     if detail:
         lines[0] = f"Server '{name}' is unavailable: {detail} ({status.describe()})."
-    tail = [line for line in log.tail(8) if line.strip()]
+    tail = [line for line in log.tail(8, stderr_only=True) if line.strip()]
     if tail:
         lines.append("Last stderr lines:")
         lines.extend(f"  {line}" for line in tail)

@@ -22,6 +22,7 @@ from mcpmanager.core.signals import Signal
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _MAX_LINE = 8192  # a line longer than this is cut: one runaway line must not eat the ring
+MESSAGE_PREFIX = "[log "  # an MCP log message the server sent (`message`), not its stderr
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,11 @@ class StderrLog:
         """A line of our own (spawn, exit) in the same stream, so the story reads in order."""
         self.add([f"[mcpmanager] {text}"])
 
+    def message(self, level: str, source: str | None, text: str) -> None:
+        """A log message the server sent over MCP, shown with its level among its stderr lines."""
+        prefix = f"{MESSAGE_PREFIX}{level}] " + (f"{source}: " if source else "")
+        self.add([prefix + line for line in text.splitlines() or [""]])
+
     def add(self, raw_lines: Iterable[str]) -> None:
         now = time.time()
         batch = [LogLine(now, self._clean(line)) for line in raw_lines]
@@ -79,9 +85,19 @@ class StderrLog:
         self._write(batch)
         self.appended.emit(batch)  # a pane's bug never stops this server's stderr reading (Signal)
 
-    def tail(self, count: int = 10) -> list[str]:
-        start = max(len(self.lines) - count, 0)
-        return [self.lines[i].text for i in range(start, len(self.lines))]
+    def tail(self, count: int = 10, stderr_only: bool = False) -> list[str]:
+        """The last `count` lines; `stderr_only` leaves out MCP log messages (they may be about one
+        client's work, and errors quoting the tail go to any client)."""
+        if not stderr_only:
+            start = max(len(self.lines) - count, 0)
+            return [self.lines[i].text for i in range(start, len(self.lines))]
+        found: list[str] = []
+        for line in reversed(self.lines):
+            if len(found) == count:
+                break
+            if not line.text.startswith(MESSAGE_PREFIX):
+                found.append(line.text)
+        return found[::-1]
 
     def close(self) -> None:
         if self._file is not None:

@@ -16,6 +16,7 @@ from mcp.shared.exceptions import MCPError
 from mcpmanager.core.proxy import rounds as rounds_module
 from mcpmanager.core.proxy.asking import ClientAsks
 from mcpmanager.core.proxy.callers import Caller, Callers
+from mcpmanager.core.proxy.connections import Connections
 from mcpmanager.core.proxy.rounds import PARK_PREFIX, Rounds
 
 MODERN = "2026-07-28"
@@ -45,6 +46,10 @@ class FakeCtx:
     meta: dict[str, Any] | None = None
 
 
+async def ignore_log(server: str, message: types.LoggingMessageNotificationParams) -> None:
+    return None
+
+
 def ctx(session: FakeSession, request_id: int = 1) -> ServerRequestContext[Any]:
     return cast(ServerRequestContext[Any], FakeCtx(session, request_id))
 
@@ -60,8 +65,8 @@ def params(state: str | None = None, answers: types.InputResponses | None = None
 
 class Setup:
     def __init__(self) -> None:
-        self.callers = Callers()
-        self.asks = ClientAsks(self.callers, lambda: [], lambda server: None)
+        self.callers = Callers(Connections())
+        self.asks = ClientAsks(self.callers, lambda: [], lambda server: None, ignore_log)
         self.rounds = Rounds(self.callers, self.asks)
 
     def sampling_tool(self) -> Any:
@@ -80,26 +85,26 @@ class Setup:
 async def test_a_modern_client_is_asked_through_input_required_and_its_retry_finishes_the_call() -> None:
     setup = Setup()
     session = FakeSession(MODERN)
-    first = await setup.rounds.run("srv", ctx(session), params(), setup.sampling_tool())
+    first = await setup.rounds.run("srv", ctx(session), params(), setup.sampling_tool(), "tools/call")
     assert isinstance(first, types.InputRequiredResult)
     assert first.request_state is not None and first.request_state.startswith(PARK_PREFIX)
     [(key, request)] = (first.input_requests or {}).items()
     assert isinstance(request, types.CreateMessageRequest) and setup.rounds.parked() == 1
     assert setup.callers.on("srv")  # the server's call is still in flight
 
-    final = await setup.rounds.run("srv", ctx(session, 2), params(first.request_state, {key: REPLY}), None)  # type: ignore[arg-type]
+    final = await setup.rounds.resume(ctx(session, 2), params(first.request_state, {key: REPLY}), "tools/call")
     assert isinstance(final, types.CallToolResult) and final.content[0].text == "got 42"  # type: ignore[union-attr]
     assert setup.rounds.parked() == 0
     await asyncio.sleep(0)
     assert setup.callers.on("srv") == []
     with pytest.raises(MCPError, match="expired or was already used"):
-        await setup.rounds.run("srv", ctx(session, 3), params(first.request_state, {key: REPLY}), None)  # type: ignore[arg-type]
+        await setup.rounds.resume(ctx(session, 3), params(first.request_state, {key: REPLY}), "tools/call")
 
 
 async def test_a_handshake_era_client_is_asked_directly_on_its_request() -> None:
     setup = Setup()
     session = FakeSession(LEGACY)
-    result = await setup.rounds.run("srv", ctx(session, 7), params(), setup.sampling_tool())
+    result = await setup.rounds.run("srv", ctx(session, 7), params(), setup.sampling_tool(), "tools/call")
     assert isinstance(result, types.CallToolResult) and result.content[0].text == "got 42"  # type: ignore[union-attr]
     assert session.asked == [("sampling/createMessage", 7)]  # related to its own request
 
@@ -117,7 +122,7 @@ async def test_a_modern_servers_input_required_is_answered_for_a_handshake_era_c
         assert state == "server-state"
         return types.CallToolResult(content=[types.TextContent(text="done")])
 
-    result = await setup.rounds.run("srv", ctx(session), params(), modern_server)
+    result = await setup.rounds.run("srv", ctx(session), params(), modern_server, "tools/call")
     assert isinstance(result, types.CallToolResult) and not result.is_error
     assert rounds_seen[1] is not None and rounds_seen[1]["s"] == REPLY
     assert session.asked == [("sampling/createMessage", 1)]
@@ -126,7 +131,7 @@ async def test_a_modern_servers_input_required_is_answered_for_a_handshake_era_c
 async def test_a_client_without_the_capability_is_not_asked_and_the_server_hears_why() -> None:
     setup = Setup()
     session = FakeSession(LEGACY, client_capabilities=types.ClientCapabilities())
-    result = await setup.rounds.run("srv", ctx(session), params(), setup.sampling_tool())
+    result = await setup.rounds.run("srv", ctx(session), params(), setup.sampling_tool(), "tools/call")
     assert isinstance(result, types.CallToolResult) and result.is_error
     assert "did not declare sampling" in result.content[0].text  # type: ignore[union-attr]
     assert session.asked == []
@@ -149,7 +154,7 @@ async def test_nobody_or_several_clients_in_flight_are_refused() -> None:
 async def test_a_parked_call_whose_client_never_returns_is_released(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rounds_module, "PARK_EXPIRY", 0.05)
     setup = Setup()
-    first = await setup.rounds.run("srv", ctx(FakeSession(MODERN)), params(), setup.sampling_tool())
+    first = await setup.rounds.run("srv", ctx(FakeSession(MODERN)), params(), setup.sampling_tool(), "tools/call")
     assert isinstance(first, types.InputRequiredResult) and setup.rounds.parked() == 1
     for _ in range(100):
         if not setup.callers.on("srv"):
@@ -159,11 +164,57 @@ async def test_a_parked_call_whose_client_never_returns_is_released(monkeypatch:
 
 
 async def test_roots_come_from_the_config_without_asking_anyone() -> None:
-    callers = Callers()
-    asks = ClientAsks(callers, lambda: [], lambda server: ["/srv/project", "file:///home/me/notes"])
+    callers = Callers(Connections())
+    asks = ClientAsks(callers, lambda: [], lambda server: ["/srv/project", "file:///home/me/notes"], ignore_log)
     session = FakeSession(LEGACY, types.ClientCapabilities(roots=types.RootsCapability()))
     with callers.working_for("srv", ctx(session)):
         answer = await asks.roots("srv")
     assert isinstance(answer, types.ListRootsResult)
     assert [str(r.uri) for r in answer.roots] == ["file:///srv/project", "file:///home/me/notes"]
     assert session.asked == []
+
+
+async def test_a_released_call_refuses_every_later_question_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server told "did not answer" that asks again must not wait forever (nor keep its caller)."""
+    monkeypatch.setattr(rounds_module, "PARK_EXPIRY", 0.05)
+    setup = Setup()
+    answers: list[types.CreateMessageResult | types.CreateMessageResultWithTools | types.ErrorData] = []
+
+    async def asks_twice(caller: Caller, responses: types.InputResponses | None, state: str | None) -> Any:
+        answers.append(await setup.asks.sample("srv", sample_request()))
+        answers.append(await setup.asks.sample("srv", sample_request()))  # e.g. a fallback question
+        return types.CallToolResult(content=[])
+
+    first = await setup.rounds.run("srv", ctx(FakeSession(MODERN)), params(), asks_twice, "tools/call")
+    assert isinstance(first, types.InputRequiredResult)
+    for _ in range(100):
+        if len(answers) == 2 or not setup.callers.on("srv"):
+            break
+        await asyncio.sleep(0.01)
+    assert setup.callers.on("srv") == [] and setup.rounds.parked() == 0
+    assert all(isinstance(a, types.ErrorData) for a in answers), answers
+
+
+async def test_a_retry_for_another_kind_of_request_is_refused() -> None:
+    setup = Setup()
+    first = await setup.rounds.run("srv", ctx(FakeSession(MODERN)), params(), setup.sampling_tool(), "tools/call")
+    assert isinstance(first, types.InputRequiredResult) and first.request_state
+    retry = types.ReadResourceRequestParams(uri="x://y", request_state=first.request_state, input_responses={})
+    with pytest.raises(MCPError, match="expired or was already used"):
+        await setup.rounds.resume(ctx(FakeSession(MODERN), 2), retry, "resources/read")
+    setup.rounds.close()
+    assert setup.rounds.parked() == 0
+
+
+async def test_roots_are_the_callers_or_an_error_never_another_clients() -> None:
+    callers = Callers(Connections())
+    asks = ClientAsks(callers, lambda: [], lambda server: None, ignore_log)
+    with_roots = FakeSession(LEGACY, types.ClientCapabilities(roots=types.RootsCapability()))
+    without = FakeSession(LEGACY, types.ClientCapabilities())
+    with callers.working_for("srv", ctx(without)):
+        lacking = await asks.roots("srv")
+    assert isinstance(lacking, types.ErrorData) and "did not declare roots" in lacking.message
+    with callers.working_for("srv", ctx(with_roots)), callers.working_for("srv", ctx(without)):
+        several = await asks.roots("srv")
+    assert isinstance(several, types.ErrorData) and "2 clients" in several.message
+    assert with_roots.asked == []
