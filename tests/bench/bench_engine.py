@@ -5,7 +5,10 @@
 2. Time from launch to a complete catalogue with 10 servers that each take 2 s to start (target: about
    the slowest one, not the sum).
 
-    .venv/bin/python -m tests.bench.bench_engine [--calls 500] [--json]
+    .venv/bin/python -m tests.bench.bench_engine [--calls 500] [--era legacy|auto] [--json]
+
+`--era auto` measures the calls in the 2026-07-28 era (the client's default); `legacy` (the
+default here, for figures comparable with earlier runs) in the handshake era.
 """
 
 from __future__ import annotations
@@ -30,8 +33,8 @@ def _params(args: list[str], home: Path) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=args, env={"MCPMANAGER_HOME": str(home)})
 
 
-async def _time_calls(params: StdioServerParameters, tool: str, calls: int, errlog: Any) -> list[float]:
-    async with Client(stdio_client(params, errlog=errlog), mode="legacy", cache=None) as client:
+async def _time_calls(params: StdioServerParameters, tool: str, calls: int, errlog: Any, era: str) -> list[float]:
+    async with Client(stdio_client(params, errlog=errlog), mode=era, cache=None) as client:
         with anyio.fail_after(60):
             while tool not in {t.name for t in (await client.list_tools()).tools}:
                 await anyio.sleep(0.1)
@@ -49,13 +52,13 @@ def _p95(samples: list[float]) -> float:
     return sorted(samples)[int(len(samples) * 0.95) - 1]
 
 
-async def bench_latency(calls: int, home: Path) -> dict[str, float]:
+async def bench_latency(calls: int, home: Path, era: str = "legacy") -> dict[str, float]:
     config = home / "latency.json"
     config.write_text(json.dumps({"mcpServers": {"f": {"command": sys.executable, "args": [str(FIXTURE)]}}}))
     with (home / "stderr.log").open("w") as errlog:
-        direct = await _time_calls(_params([str(FIXTURE)], home), "echo", calls, errlog)
+        direct = await _time_calls(_params([str(FIXTURE)], home), "echo", calls, errlog, era)
         serve = ["-m", "mcpmanager", "serve", "--stdio", "--mode", "direct", "--config", str(config)]
-        proxied = await _time_calls(_params(serve, home), "echo", calls, errlog)
+        proxied = await _time_calls(_params(serve, home), "echo", calls, errlog, era)
     return {
         "direct_median_ms": statistics.median(direct),
         "direct_p95_ms": _p95(direct),
@@ -98,11 +101,12 @@ async def bench_startup(servers: int, delay: float, home: Path) -> dict[str, flo
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=500)
+    parser.add_argument("--era", choices=["legacy", "auto"], default="legacy")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         home = Path(folder)
-        latency = anyio.run(bench_latency, args.calls, home)
+        latency = anyio.run(bench_latency, args.calls, home, args.era)
         startup = anyio.run(bench_startup, 10, 2.0, home)
         startup["one_server_alone_s"] = anyio.run(bench_startup, 1, 2.0, home)["complete_catalogue_s"]
     if args.json:
