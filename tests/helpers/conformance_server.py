@@ -13,8 +13,10 @@ upstream, to compare the two. Diagnostics go to stderr; `ready` marks serving.
 
 Questions to the client (sampling, elicitation, roots) follow the era the client speaks: a request
 of the server's own in the handshake era, an `InputRequiredResult` answered by the client's retry
-in 2026-07-28. `test_roots` and `test_elicitation_url` (beyond the suite) cover the rest of what a
-server can ask.
+in 2026-07-28. Beyond the suite: `test_roots` and `test_elicitation_url` cover the rest of what a
+server can ask; `test_touch_resource` (an update of a subscribed resource), `test_add_resource` (a
+changed resource list) and `test_roots_changes` (how often the client said its roots changed) cover
+the news that flows between them.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import struct
 import sys
 import wave
@@ -39,8 +42,10 @@ from mcp.server.connection import allowed_log_levels
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.runner import serve_loop
+from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
 from mcp.server.streamable_http import EventCallback, EventId, EventMessage, EventStore, StreamId
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourcesListChanged, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
 from mcp.shared.uri_template import UriTemplate
@@ -276,8 +281,12 @@ class ConformanceServer:
     def __init__(self) -> None:
         # Keyed by the Mcp-Session-Id header (None on stdio, which carries a single session).
         self.log_levels: dict[str | None, types.LoggingLevel] = {}
-        # Only recorded: no resource here ever changes, and the suite checks just the replies.
+        # Resource subscriptions: handshake-era sessions by key; modern clients listen on the bus.
         self.subscriptions: dict[str | None, set[str]] = {}
+        self.watchers: dict[str | None, ServerSession] = {}
+        self.bus = InMemorySubscriptionBus()
+        self.added: list[types.Resource] = []
+        self.roots_changes = 0
         self.tools: dict[str, tuple[types.Tool, ToolHandler]] = {}
         no_args = EMPTY_OBJECT
         self._tool("test_simple_text", "Returns simple text content", no_args, self._simple_text)
@@ -305,6 +314,9 @@ class ConformanceServer:
             self._elicit_enums,
         )
         self._tool("test_roots", "Lists the client's roots (roots/list)", no_args, self._roots)
+        self._tool("test_touch_resource", "Says test://watched-resource changed", no_args, self._touch)
+        self._tool("test_add_resource", "Adds a resource (resources/list_changed)", no_args, self._add_resource)
+        self._tool("test_roots_changes", "How often the client's roots changed", no_args, self._count_roots)
         url = string_schema(url="The URL to send the user to")
         self._tool("test_elicitation_url", "Sends the user to a URL (URL-mode elicitation)", url, self._elicit_url)
         self._tool(
@@ -466,6 +478,30 @@ class ConformanceServer:
         result = await self._ask(ctx, "elicit_url", types.ElicitRequest(params=params), types.ElicitResult)
         return text(f"URL elicitation: action={result.action}")
 
+    async def _touch(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        await self.bus.publish(ResourceUpdated(WATCHED))
+        told = 0
+        for key, session in list(self.watchers.items()):
+            if WATCHED in self.subscriptions.get(key, set()):
+                notice = types.ResourceUpdatedNotification(params=types.ResourceUpdatedNotificationParams(uri=WATCHED))
+                await session.send_notification(notice)  # on the standalone channel, as news is
+                told += 1
+        return text(f"Told {told} subscriber(s) that {WATCHED} changed")
+
+    async def _add_resource(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        uri = f"test://added-{os.getpid()}-{len(self.added) + 1}"  # unique across fixture processes
+        self.added.append(types.Resource(uri=uri, name=uri.removeprefix("test://"), description="Added at run time"))
+        await self.bus.publish(ResourcesListChanged())
+        if ctx.session.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            await ctx.session.send_notification(types.ResourceListChangedNotification())
+        return text(f"Added {uri}")
+
+    async def _count_roots(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        return text(f"Roots changed {self.roots_changes} time(s)")
+
+    async def roots_changed(self, ctx: Ctx, params: types.NotificationParams) -> None:
+        self.roots_changes += 1
+
     async def _reconnection(self, ctx: Ctx, args: Args) -> types.CallToolResult:
         # The SDK offers close_sse_stream only on HTTP with an event store and a 2025-11-25+
         # client; the client then reconnects with Last-Event-ID and the result is replayed.
@@ -498,7 +534,7 @@ class ConformanceServer:
             return types.InputRequiredResult(input_requests=needed.requests, request_state="asked")
 
     async def list_resources(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
-        return types.ListResourcesResult(resources=RESOURCES)
+        return types.ListResourcesResult(resources=[*RESOURCES, *self.added])
 
     async def list_resource_templates(
         self, ctx: Ctx, params: types.PaginatedRequestParams | None
@@ -532,6 +568,7 @@ class ConformanceServer:
 
     async def subscribe(self, ctx: Ctx, params: types.SubscribeRequestParams) -> types.EmptyResult:
         self.subscriptions.setdefault(self._session_key(ctx), set()).add(params.uri)
+        self.watchers[self._session_key(ctx)] = ctx.session
         return types.EmptyResult()
 
     async def unsubscribe(self, ctx: Ctx, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
@@ -592,6 +629,7 @@ class ConformanceServer:
             on_list_resource_templates=self.list_resource_templates,
             on_read_resource=self.read_resource,
             on_subscribe_resource=self.subscribe,
+            on_subscriptions_listen=ListenHandler(self.bus),
             on_unsubscribe_resource=self.unsubscribe,
             on_list_prompts=self.list_prompts,
             on_get_prompt=self.get_prompt,
@@ -601,6 +639,9 @@ class ConformanceServer:
         # logging is deprecated at 2026-07-28, but the suite tests the handshake era, where it is
         # current. The handler's presence is what advertises the `logging` capability.
         server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, self.set_level)
+        server.add_notification_handler(
+            "notifications/roots/list_changed", types.NotificationParams, self.roots_changed
+        )
         return server
 
 

@@ -13,7 +13,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ from mcpmanager.core.config.settings import SupervisorSettings
 from mcpmanager.core.sdk_compat import Transport, pass_results_through
 from mcpmanager.core.supervisor import explain, lifecycle
 from mcpmanager.core.supervisor.asks import NobodyUpstream, UpstreamAsks
+from mcpmanager.core.supervisor.client_wishes import ClientWishes
 from mcpmanager.core.supervisor.eras import HANDSHAKE, KnownEras
 from mcpmanager.core.supervisor.events import (
     Listener,
@@ -68,7 +69,7 @@ class _StartFailure(Exception):
         self.permanent = permanent
 
 
-class Downstream:
+class Downstream(ClientWishes):
     def __init__(
         self,
         config: ServerConfig,
@@ -115,9 +116,7 @@ class Downstream:
         self._retry: asyncio.TimerHandle | None = None
         self._refetch = asyncio.Event()
         self._refetch_offers = asyncio.Event()
-        self.subscriptions: set[str] = set()  # resource URIs some client subscribed to
-        self.log_level: types.LoggingLevel | None = None  # what a client set; None: the server's default
-        self._relisten = asyncio.Event()
+        ClientWishes.__init__(self)
         self._stopping = False
         self._phase = "start"
 
@@ -262,23 +261,6 @@ class Downstream:
         self.log.note(f"connecting to {config.url}")
         return remote_transport(config)
 
-    async def _resume(self, client: Client) -> None:
-        """A new connection takes up what clients asked of the last one: the log level and, in the
-        handshake era, the resource subscriptions (modern ones ride on the listen stream). Each step is
-        bounded: the start deadline no longer holds, and a server must not hang in "starting"."""
-        steps: list[tuple[str, Callable[[], Awaitable[None]]]] = [
-            ("the log level", lambda: self._apply_log_level(client))
-        ]
-        if client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            for uri in sorted(self.subscriptions):
-                steps.append((f"the subscription to {uri}", lambda uri=uri: _subscribe(client, uri, True)))  # type: ignore[misc]
-        for what, step in steps:
-            try:
-                with anyio.fail_after(self.start_timeout):
-                    await step()
-            except (MCPError, TimeoutError) as exc:
-                self.log.note(f"restoring {what} failed: {exc or 'timed out'}")
-
     async def _serve(self, client: Client) -> str:
         """Keep the session until something ends it; return why (a crash reason)."""
         outcome = "connection closed"
@@ -298,7 +280,7 @@ class Downstream:
             tg.start_soon(self._refetch_loop, client)
             tg.start_soon(self._offers_loop, client)
             if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                changes = Changes(self._refetch.set, self._refetch_offers.set, self._resource_updated)
+                changes = Changes(self._refetch.set, self._refetch_offers.set, self._resource_updated, self._listening)
                 tg.start_soon(listen_for_changes, client, lambda: sorted(self.subscriptions), self._relisten, changes)
         return outcome
 
@@ -328,6 +310,8 @@ class Downstream:
             self._listener(OffersChanged(self.name, found["prompts"], found["resources"], found["templates"]))
 
     async def _on_message(self, message: IncomingMessage) -> None:
+        if self.protocol_version in MODERN_PROTOCOL_VERSIONS and not isinstance(message, Exception):
+            return  # the listen stream's events reach us here too: `listening` handles them, once
         if isinstance(message, types.ToolListChangedNotification):
             self._refetch.set()
         elif isinstance(message, _LIST_CHANGED):
@@ -422,39 +406,6 @@ class Downstream:
             raise Unavailable(self.unavailable_text())
         return client
 
-    async def set_log_level(self, level: types.LoggingLevel) -> None:
-        """The level of log messages to receive (kept for later connections too)."""
-        self.log_level = level
-        if (client := self._client) is not None and self.status.state is State.READY:
-            with anyio.fail_after(self.start_timeout):
-                await self._apply_log_level(client)
-
-    async def _apply_log_level(self, client: Client) -> None:
-        # Modern servers have no logging/setLevel: each request opts in (at "info", see the Client).
-        modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
-        if self.log_level is not None and not modern and client.server_capabilities.logging is not None:
-            request = types.SetLevelRequest(params=types.SetLevelRequestParams(level=self.log_level))
-            await client.session.send_request(request, types.EmptyResult)
-
-    async def roots_changed(self) -> None:
-        """Tell the server its client's roots changed (it asks for them again)."""
-        client = self._client
-        if client is not None and self.config.roots is None:
-            await client.session.send_notification(types.RootsListChangedNotification())
-
-    async def subscribe(self, uri: str, subscribed: bool) -> None:
-        """Follow (or stop following) updates of `uri` on this server."""
-        if (uri in self.subscriptions) == subscribed:
-            return
-        (self.subscriptions.add if subscribed else self.subscriptions.discard)(uri)
-        client = self._client
-        if client is None:
-            return  # the set is applied when it is ready (modern) or was never sent (handshake era)
-        if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
-            self._relisten.set()
-        else:
-            await _subscribe(client, uri, subscribed)
-
     async def _settle(self) -> None:
         # Give the exit watcher a moment so the error names the real state, not "ready".
         with anyio.move_on_after(1.0):
@@ -469,16 +420,6 @@ class Downstream:
 
     def _explain(self, exc: BaseException) -> str:
         return explain.explain(exc, self.process, self.log, self.ready_since is not None)
-
-
-async def _subscribe(client: Client, uri: str, subscribed: bool) -> None:
-    """resources/subscribe or /unsubscribe (handshake era; the SDK's helpers for them warn)."""
-    request: types.SubscribeRequest | types.UnsubscribeRequest
-    if subscribed:
-        request = types.SubscribeRequest(params=types.SubscribeRequestParams(uri=uri))
-    else:
-        request = types.UnsubscribeRequest(params=types.UnsubscribeRequestParams(uri=uri))
-    await client.session.send_request(request, types.EmptyResult)
 
 
 def _without_server_info(

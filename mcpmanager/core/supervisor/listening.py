@@ -26,6 +26,7 @@ class Changes:
     tools: Callable[[], None]
     offers: Callable[[], None]  # prompts or resources (the list) changed
     updated: Callable[[str], None]  # a subscribed resource changed
+    listening: Callable[[frozenset[str]], None]  # a stream is open, following these resources
 
 
 async def listen_for_changes(
@@ -57,6 +58,7 @@ async def _listen_once(client: Client, uris: list[str], changes: Changes) -> Non
         resources_list_changed=resources,
         resource_subscriptions=uris if resources else (),
     ) as subscription:
+        changes.listening(frozenset(uris if resources else ()))  # the server acknowledged the filter
         async for event in subscription:
             if isinstance(event, ToolsListChanged):
                 changes.tools()
