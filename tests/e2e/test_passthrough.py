@@ -23,7 +23,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from tests.helpers.asking_clients import ERAS, TRANSPORTS, Proxy, conformance, http_engine, proxy_client
-from tests.helpers.conformance_server import PNG
+from tests.helpers.conformance_tables import PNG
 from tests.helpers.engines import wait_for
 from tests.helpers.fixture_servers import FAST, write_config
 
