@@ -156,7 +156,11 @@ class Engine:
             downstream.start()
 
     async def watch_config(self, interval: float = 1.0) -> None:
-        """Follow the config file: a valid change is applied, a broken one is reported and ignored."""
+        """Follow the config file: a valid change is applied, a broken one is reported and ignored.
+
+        A file that is gone is "no change yet", never "no servers": editors that save by deleting and
+        creating anew, and sync tools, remove it for a moment, and the running setup stays until it
+        is back."""
         path = self.paths.config_file
         seen = _stamp(path)
         while True:
@@ -165,6 +169,9 @@ class Engine:
             if stamp == seen:
                 continue
             seen = stamp
+            if stamp is None:
+                logger.warning("the config file %s is gone; the running setup stays until it is back", path)
+                continue
             try:
                 config = await asyncio.to_thread(load_config, path)
             except ConfigError as exc:
