@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import sys
 from pathlib import Path
 
 from mcpmanager.core.config.load import load_config
@@ -46,3 +48,45 @@ async def test_a_config_file_that_vanishes_for_a_moment_stops_nothing(tmp_path: 
     finally:
         watching.cancel()
         await engine.stop()
+
+
+async def test_a_client_line_over_the_cap_is_answered_with_an_error_and_the_engine_serves_on(tmp_path: Path) -> None:
+    """A 70 MiB line on `serve --stdio` (over the 64 MiB cap) ended the engine; now it is dropped as it
+    streams, answered with a parse error, and the next request is served."""
+    home = tmp_path / "home"
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"mcpServers": {"a": fixture("--name", "a")}, "supervisor": FAST}), encoding="utf-8")
+    command = [sys.executable, "-m", "mcpmanager", "serve", "--stdio", "--mode", "direct", "--config", str(config)]
+    process = await asyncio.create_subprocess_exec(
+        *command,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env={"MCPMANAGER_HOME": str(home), "PATH": os.environ.get("PATH", "")},
+        limit=1 << 20,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+        process.stdin.write(
+            json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}).encode() + b"\n"
+        )
+        assert json.loads(await process.stdout.readline())["id"] == 1
+        process.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        huge = b'{"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"x": "' + b"y" * (70 << 20) + b'"}}\n'
+        process.stdin.write(huge)
+        process.stdin.write(b'{"jsonrpc": "2.0", "id": 3, "method": "ping"}\n')
+        await process.stdin.drain()
+        answers = [json.loads(await asyncio.wait_for(process.stdout.readline(), 60)) for _ in range(2)]
+        assert answers[0]["id"] == 2 and answers[0]["error"]["code"] == -32600, answers  # its id, read off its head
+        assert "Message too large" in answers[0]["error"]["message"]
+        assert answers[1] == {"jsonrpc": "2.0", "id": 3, "result": {}}
+        assert process.returncode is None
+    finally:
+        if process.returncode is None:
+            process.stdin.close()
+            try:
+                await asyncio.wait_for(process.wait(), 30)
+            except TimeoutError:
+                process.kill()
+                await process.wait()

@@ -14,7 +14,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import json
 import os
+import re
 from collections.abc import AsyncIterator
 
 import anyio
@@ -25,9 +27,11 @@ from mcp.shared.message import SessionMessage
 
 from mcpmanager.core.proxy.router import Router
 from mcpmanager.core.sdk_compat import TransportStreams
+from mcpmanager.core.system.lines import LineFramer, Overlong
 from mcpmanager.core.system.pipes import pollable
 
-_LIMIT = 64 * 1024 * 1024  # one JSON-RPC line may carry a large tool result
+_LIMIT = 64 * 1024 * 1024  # one JSON-RPC line may carry a large tool result; a longer one is refused
+_CHUNK = 65536
 
 
 async def serve_stdio(router: Router) -> None:
@@ -47,7 +51,7 @@ async def stdio_transport() -> AsyncIterator[TransportStreams]:
     wire_out = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
     saved = _divert()
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=_LIMIT)
+    reader = asyncio.StreamReader()
     in_file = os.fdopen(wire_in, "rb", buffering=0)
     out_file = os.fdopen(wire_out, "wb", buffering=0)
     read_transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), in_file)
@@ -58,7 +62,7 @@ async def stdio_transport() -> AsyncIterator[TransportStreams]:
     write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](0)
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_pump_in, reader, to_session)
+            tg.start_soon(_pump_in, reader, to_session, writer)
             tg.start_soon(_pump_out, writer, from_session)
             try:
                 yield read_stream, write_stream
@@ -70,21 +74,55 @@ async def stdio_transport() -> AsyncIterator[TransportStreams]:
         _restore(saved)
 
 
-async def _pump_in(reader: asyncio.StreamReader, sink: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
+async def _pump_in(
+    reader: asyncio.StreamReader,
+    sink: MemoryObjectSendStream[SessionMessage | Exception],
+    writer: asyncio.StreamWriter,
+) -> None:
+    framer = LineFramer(_LIMIT)
     async with sink:
-        while line := await reader.readline():
-            if not line.strip():
-                continue
-            try:
-                message: SessionMessage | Exception = SessionMessage(
-                    types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-                )
-            except ValueError as exc:  # the session answers a parse error; the stream goes on
-                message = exc
-            try:
-                await sink.send(message)
-            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                return
+        while chunk := await reader.read(_CHUNK):
+            for line in framer.feed(chunk):
+                if not await _deliver(line, sink, writer):
+                    return
+        last = framer.rest()
+        if last is not None:
+            await _deliver(last, sink, writer)
+
+
+async def _deliver(
+    line: bytes | Overlong, sink: MemoryObjectSendStream[SessionMessage | Exception], writer: asyncio.StreamWriter
+) -> bool:
+    """Hand one line to the session (False once it is gone). A line that is not JSON-RPC becomes an
+    error for the session; a line over the cap is answered here, with the id its beginning names."""
+    if isinstance(line, Overlong):
+        writer.write(_too_large(line.head))
+        await writer.drain()
+        return True
+    if not line.strip():
+        return True
+    message: SessionMessage | Exception
+    try:
+        message = SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+    except ValueError as exc:
+        message = exc
+    try:
+        await sink.send(message)
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+        return False
+    return True
+
+
+_ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
+
+
+def _too_large(head: bytes) -> bytes:
+    """The error answer to a message over the cap: the request's id if its beginning names one."""
+    found = _ID.search(head)
+    request_id = json.loads(found.group(1)) if found else None
+    message = f"Message too large: over {_LIMIT >> 20} MiB; it was dropped"
+    error = {"jsonrpc": "2.0", "id": request_id, "error": {"code": types.INVALID_REQUEST, "message": message}}
+    return json.dumps(error).encode() + b"\n"
 
 
 async def _pump_out(writer: asyncio.StreamWriter, source: MemoryObjectReceiveStream[SessionMessage]) -> None:

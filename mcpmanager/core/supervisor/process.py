@@ -29,6 +29,7 @@ from mcpmanager.core.config.servers import StdioServerConfig
 from mcpmanager.core.sdk_compat import TransportStreams
 from mcpmanager.core.supervisor.stderr_log import StderrLog
 from mcpmanager.core.system.command_path import prepare_spawn
+from mcpmanager.core.system.lines import LineFramer
 
 _CHUNK = 65536
 _POLL = 0.05
@@ -229,25 +230,23 @@ class ChildProcess:
     async def _pump_stdout(
         self, stdout: anyio.abc.ByteReceiveStream, sink: MemoryObjectSendStream[SessionMessage | Exception]
     ) -> None:
-        buffer = b""
+        framer = LineFramer()  # no cap: a server's result may be as large as it is
         async with sink:
             with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
                 while True:
-                    buffer += await stdout.receive(_CHUNK)
-                    *lines, buffer = buffer.split(b"\n")
-                    for line in lines:
-                        message = self._parse(line)
+                    for line in framer.feed(await stdout.receive(_CHUNK)):
+                        message = self._parse(line) if isinstance(line, bytes) else None  # (no cap here)
                         if message is not None:
                             await sink.send(message)
         self._stdout_eof = True
 
     def _parse(self, line: bytes) -> SessionMessage | None:
-        text = line.decode("utf-8", "replace").strip()
-        if not text:
+        if not line.strip(b" \t\r"):
             return None
-        try:
-            return SessionMessage(types.jsonrpc_message_adapter.validate_json(text, by_name=False))
+        try:  # the bytes as they are: a decoded, stripped copy of a 50 MiB line costs two more
+            return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
         except ValueError:
+            text = line.decode("utf-8", "replace").strip()
             # Some servers log to stdout. Feeding that to the session would fail it; keeping it in
             # the stderr pane instead tells the user what the server said and keeps the session.
             self.stdout_noise += 1
