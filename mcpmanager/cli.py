@@ -76,28 +76,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     try:
-        if args.command == "serve":
-            return _serve(args)
-        if args.command == "status":
-            return _status(args)
-        if args.command == "connect":
-            return connect_command.run(args)
-        if args.command == "search":
-            return search_command.run(args)
-        if args.command == "resolve":
-            return resolve_command.run(args)
-        if args.command in ("import", "install"):
-            return clients_command.run(args)
-        if args.command == "demo-server":
-            return _demo_server(args.script)
-        if args.command is None:
-            return _default(args)
+        status = _run(args, parser)
+        sys.stdout.flush()  # here, not at exit: a reader that went away is met below
+        return status
+    except BrokenPipeError:
+        # The reader went away (`mcpmanager status | head`): stop quietly. Point stdout at nothing so
+        # the interpreter's final flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except UsageError as exc:
         print(f"mcpmanager: {exc}", file=sys.stderr)
         return 2
     except ConfigError as exc:
         print(f"mcpmanager: {exc}", file=sys.stderr)
         return 2
+
+
+def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    if args.command == "serve":
+        return _serve(args)
+    if args.command == "status":
+        return _status(args)
+    if args.command == "connect":
+        return connect_command.run(args)
+    if args.command == "search":
+        return search_command.run(args)
+    if args.command == "resolve":
+        return resolve_command.run(args)
+    if args.command in ("import", "install"):
+        return clients_command.run(args)
+    if args.command == "demo-server":
+        return _demo_server(args.script)
+    if args.command is None:
+        return _default(args)
     parser.error(f"unknown command {args.command}")
     return 2
 

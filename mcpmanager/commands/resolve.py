@@ -56,13 +56,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"mcpmanager: {exc}", file=sys.stderr)
         return 2
     resolver = build_resolver(catalogue, config)
+    refused = False
     for call_id, name, arguments in calls:
         plan = resolver.plan(name, arguments, check=arguments is not None)
+        refused = plan.tool is None or plan.error is not None
         if args.calls is not None or args.json:
             sys.stdout.write(json.dumps(plan_json(call_id, plan, arguments), ensure_ascii=False) + "\n")
         else:
             _write_text(sys.stdout, name, plan, arguments)
-    return 0
+    # One --tool: its answer is the status too (1: serving would refuse it). --calls reports each call.
+    return 1 if args.tool is not None and refused else 0
 
 
 def build_resolver(catalogue: Catalogue, config: Config) -> Resolver:

@@ -101,7 +101,7 @@ def test_one_tool_as_text_and_as_json(catalogue: Path, capsys: pytest.CaptureFix
         "argument repository → repo (synonym)",
         'would send {"owner": "o", "repo": "r", "title": "t"}',
     ]
-    assert main("--catalogue", catalogue, "--tool", "send_mail", "--json") == 0
+    assert main("--catalogue", catalogue, "--tool", "send_mail", "--json") == 1  # serving would refuse it
     [out] = lines(capsys.readouterr().out)
     assert out["resolved"] is None and out["error"].startswith("Unknown tool 'send_mail'.")
 

@@ -6,14 +6,18 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
-from mcpmanager.core.config.load import load_config
+import mcp_types as types
+
+from mcpmanager.core.config.load import load_config, parse_config
 from mcpmanager.core.engine.engine import Engine
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.system.paths import Paths
 from mcpmanager.core.tasks import spawn
+from tests.helpers.clients import text_of
 from tests.helpers.engines import wait_for
 from tests.helpers.fixture_servers import FAST, fixture
 
@@ -90,3 +94,29 @@ async def test_a_client_line_over_the_cap_is_answered_with_an_error_and_the_engi
             except TimeoutError:
                 process.kill()
                 await process.wait()
+
+
+async def test_a_call_that_times_out_says_so_not_rejected(tmp_path: Path) -> None:
+    """The SDK's read timeout used to read "rejected the call"; it is the server not answering in time."""
+    home = tmp_path / "home"
+    paths = Paths.resolve(env={"MCPMANAGER_HOME": str(home)})
+    document = {"mcpServers": {"a": fixture("--name", "a")}, "supervisor": {**FAST, "callTimeout": 0.5}}
+    engine = Engine(parse_config(json.dumps(document), "test"), paths, "direct")
+    await engine.start()
+    try:
+        await wait_for(lambda: engine.downstreams["a"].status.state is State.READY, 30)
+        result = await engine.downstreams["a"].call_tool("sleep", {"seconds": 5})
+        assert isinstance(result, types.CallToolResult) and result.is_error
+        assert text_of(result) == "Server 'a' did not answer 'sleep' within 0.5 s."
+        assert engine.downstreams["a"].status.state is State.READY  # a slow call is not a crash
+    finally:
+        await engine.stop()
+
+
+def test_status_into_a_pipe_that_closes_ends_quietly(tmp_path: Path) -> None:
+    """`mcpmanager status | head` ended in a BrokenPipeError traceback. `true` reads nothing and exits at
+    once, so the pipe is closed before mcpmanager (a second to start) writes: the broken pipe is sure."""
+    env = {"MCPMANAGER_HOME": str(tmp_path / "home"), "PATH": os.environ.get("PATH", "")}
+    script = f"{sys.executable} -m mcpmanager status --json | true"
+    done = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert done.stderr == "", done.stderr

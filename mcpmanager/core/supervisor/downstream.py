@@ -380,6 +380,9 @@ class Downstream(ClientWishes):
                 return _without_server_info(result)
             return error_result(f"Server '{self.name}' answered '{name}' with an unknown result shape.")
         except MCPError as exc:
+            if exc.error.code == types.REQUEST_TIMEOUT:  # the SDK's read timeout: not a refusal
+                waited = self.settings.call_timeout
+                return error_result(f"Server '{self.name}' did not answer '{name}' within {waited:g} s.")
             if exc.error.code != types.CONNECTION_CLOSED:
                 return error_result(f"Server '{self.name}' rejected the call to '{name}': {exc}")
             await self._settle()  # the server died under the call: say how, once the exit is known
