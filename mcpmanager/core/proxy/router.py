@@ -158,7 +158,7 @@ class Router:
             if problem is not None:
                 return error_result(f"call_tool: {problem}.")
             return await self._route(ctx, params, target, arguments, "call_tool")
-        return await self._route(ctx, params, name, args, "direct")
+        return await self._route(ctx, params, name, args, "direct", search=meta_tools)
 
     async def _route(
         self,
@@ -167,7 +167,9 @@ class Router:
         called: str,
         arguments: dict[str, Any] | None,
         via: str,
+        search: bool = True,
     ) -> CallResult:
+        """`search`: the client can call discover_tools (discovery mode), so a miss may point to it."""
         started = time.perf_counter()
         record = self.activity.begin(called, via)
 
@@ -177,12 +179,12 @@ class Router:
 
         # Any catalogue tool is callable by name, also in discovery mode where it is not listed:
         # a model that found a tool and calls it directly should not be refused.
-        plan = self.resolver.plan(called, arguments, via == "call_tool")
+        plan = self.resolver.plan(called, arguments, via == "call_tool", search=search)
         # Nothing known answers the name: a server still starting may list it. (An ambiguous name or a
         # withheld guess is answered already; waiting up to startingWait would only delay the answer.)
         missed = plan.resolution.tool is None and not plan.resolution.ambiguous and plan.resolution.withheld is None
         if missed and await self._wait_for_starting():
-            plan = self.resolver.plan(called, arguments, via == "call_tool")  # its server may have just come up
+            plan = self.resolver.plan(called, arguments, via == "call_tool", search=search)  # its server may be up
         tool, checked, how = plan.tool, plan.checked, plan.resolution.how
         if tool is not None and checked is not None:
             renames = tuple((r.passed, r.declared) for r in checked.renames)

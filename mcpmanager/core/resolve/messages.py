@@ -11,14 +11,18 @@ _WHY = {
 }
 
 
-def miss_text(resolution: Resolution) -> str:
-    """`Unknown tool 'x'. Did you mean: a, b, c? Or call discover_tools("x words").`"""
+def miss_text(resolution: Resolution, search: bool = True) -> str:
+    """`Unknown tool 'x'. Did you mean: a, b, c? Or call discover_tools("x words").`
+
+    `search`: the client can call discover_tools (discovery mode); in direct mode it lists every
+    tool already, and a next step naming a tool it cannot call would mislead it."""
     called = resolution.called
     phrase = " ".join(words(called)) or called
-    next_step = f'Or call discover_tools("{phrase}").'
+    next_step = f'Or call discover_tools("{phrase}").' if search else ""
     if resolution.ambiguous:
         listed = " or ".join(f"{t.exposed} [{t.server}]" for t in resolution.ambiguous)
-        return f"Ambiguous tool name '{called}': it may be {listed}. Call one of them by its exact name. {next_step}"
+        text = f"Ambiguous tool name '{called}': it may be {listed}. Call one of them by its exact name."
+        return f"{text} {next_step}".rstrip()
     text = f"Unknown tool '{called}'."
     suggestions = list(resolution.suggestions)
     if resolution.withheld is not None and resolution.withheld_why in _WHY:
@@ -27,7 +31,9 @@ def miss_text(resolution: Resolution) -> str:
         suggestions = [s for s in suggestions if s != first]
         if suggestions:
             text += f" Others: {', '.join(suggestions)}."
-        return f"{text} {next_step}"
+        return f"{text} {next_step}".rstrip()
     if suggestions:
         text += f" Did you mean: {', '.join(suggestions)}?"
-    return f"{text} {next_step}"
+    elif search:
+        return f'{text} Find one with discover_tools("{phrase}").'  # nothing came before: no "Or"
+    return f"{text} {next_step}".rstrip()

@@ -71,15 +71,22 @@ class Resolver:
         return self._arguments.check(tool.key, tool.name, tool.spec, arguments, tool.params)
 
     def plan(
-        self, called: str, arguments: Mapping[str, Any] | None, via_call_tool: bool = True, *, check: bool = True
+        self,
+        called: str,
+        arguments: Mapping[str, Any] | None,
+        via_call_tool: bool = True,
+        *,
+        check: bool = True,
+        search: bool = True,
     ) -> CallPlan:
-        """The whole decision; `check=False` stops after the name (arguments are then not looked at)."""
+        """The whole decision; `check=False` stops after the name (arguments are then not looked at);
+        `search`: the client can call discover_tools (what a miss suggests doing next)."""
         resolution = self.resolve(called)
         if resolution.tool is None and resolution.ambiguous and arguments is not None and check:
             resolution = self._settled_by_arguments(resolution, arguments)
         tool = resolution.tool
         if tool is None:
-            return CallPlan(resolution, None, miss_text(resolution))
+            return CallPlan(resolution, None, miss_text(resolution, search))
         if not check:
             return CallPlan(resolution, None, None)
         checked = self.check_arguments(tool, arguments)

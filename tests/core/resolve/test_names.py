@@ -147,7 +147,10 @@ def test_unknown_names_get_suggestions_from_names_and_search(names: NameResolver
     assert result.tool is None
     assert "playwright_navigate" in result.suggestions[:3]  # only the search (description) finds it
     assert miss_text(result).endswith('Or call discover_tools("open webpage").')
-    assert miss_text(names.resolve("zzqx")) == "Unknown tool 'zzqx'. Or call discover_tools(\"zzqx\")."
+    # Nothing before the next step: no "Or". In direct mode (no discover_tools to call) no next step.
+    assert miss_text(names.resolve("zzqx")) == "Unknown tool 'zzqx'. Find one with discover_tools(\"zzqx\")."
+    assert miss_text(names.resolve("zzqx"), search=False) == "Unknown tool 'zzqx'."
+    assert "discover_tools" not in miss_text(result, search=False)
 
 
 def test_aliases_resolve_and_never_shadow_an_exposed_name() -> None:
