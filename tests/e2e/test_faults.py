@@ -17,9 +17,10 @@ from mcpmanager.core.engine.engine import Engine
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.system.paths import Paths
 from mcpmanager.core.tasks import spawn
-from tests.helpers.clients import text_of
-from tests.helpers.engines import wait_for
-from tests.helpers.fixture_servers import FAST, fixture
+from tests.helpers.clients import connected, text_of
+from tests.helpers.engines import engines, stop_engines, wait_for
+from tests.helpers.fixture_servers import FAST, fixture, write_config
+from tests.helpers.serving import serving_http
 
 
 async def test_a_config_file_that_vanishes_for_a_moment_stops_nothing(tmp_path: Path) -> None:
@@ -120,3 +121,24 @@ def test_status_into_a_pipe_that_closes_ends_quietly(tmp_path: Path) -> None:
     script = f"{sys.executable} -m mcpmanager status --json | true"
     done = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, timeout=60)
     assert done.stderr == "", done.stderr
+
+
+async def test_connect_after_an_engine_on_another_config_starts_one_on_that_config(tmp_path: Path) -> None:
+    """The window (or `serve`) ran `--config elsewhere.json`, then quit: `connect` used to start an
+    engine on the default config (the demo when there is none) and the client lost its tools."""
+    home = tmp_path / "home"
+    home.mkdir()
+    elsewhere = write_config(tmp_path / "elsewhere", {"mine": fixture("--name", "mine")}, supervisor=FAST)
+    async with serving_http(elsewhere, home):
+        pass  # it ran, and stopped
+    try:
+        async with connected(home, mode="direct") as client:
+
+            async def listed() -> bool:
+                return "echo" in {t.name for t in (await client.list_tools()).tools}
+
+            await wait_for(listed, timeout=60, interval=0.2)
+        [engine] = engines(home)
+        assert engine["config"] == str(elsewhere.resolve()) and set(engine["servers"]) == {"mine"}
+    finally:
+        stop_engines(home)

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mcpmanager.core.engine.advertisement import last_config
 from mcpmanager.core.engine.single_instance import engine_running, running_engine, start_lock, wait_for_advertisement
 from mcpmanager.core.system.display import has_display
 from mcpmanager.core.system.own_command import mcpmanager_command
@@ -28,11 +29,15 @@ class NoEngine(RuntimeError):
 
 def background_command(paths: Paths) -> list[str]:
     """The window into the tray when it can be shown, the headless engine otherwise (on the demo
-    servers while there is no config yet, as the window does)."""
+    servers while there is no config yet, as the window does); on the config file the last engine
+    ran, when that was another than the default (the window's `--config`)."""
     base = mcpmanager_command()
+    last = last_config(paths.runtime_dir)
+    config = ["--config", str(last)] if last is not None and last != paths.config_file.resolve() else []
     if has_display() and importlib.util.find_spec("PySide6") is not None:
-        return [*base, "--tray"]
-    return [*base, "serve", "--http", "--background", *([] if paths.config_file.exists() else ["--demo"])]
+        return [*base, "--tray", *config]
+    demo = [] if config or paths.config_file.exists() else ["--demo"]
+    return [*base, "serve", "--http", "--background", *config, *demo]
 
 
 def start_in_background(paths: Paths, command: list[str] | None = None) -> subprocess.Popen[bytes]:

@@ -7,10 +7,13 @@ removes it on a clean exit. A file whose pid is gone is stale and is removed whe
 from __future__ import annotations
 
 import json
+import logging
 import os
 import tempfile
 from pathlib import Path
 from typing import Any
+
+logger = logging.getLogger(__name__)
 
 
 def engines_dir(runtime_dir: Path) -> Path:
@@ -60,3 +63,25 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+LAST_CONFIG = "last-config"
+
+
+def remember_config(runtime_dir: Path, config_file: Path) -> None:
+    """The config file this engine runs: an engine `connect` starts later runs the same one (the
+    window may have run `--config` another file; the client must not silently lose its tools)."""
+    try:
+        runtime_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        (runtime_dir / LAST_CONFIG).write_text(str(config_file.resolve()), encoding="utf-8")
+    except OSError as exc:  # costs the next started engine the default config, nothing more
+        logger.warning("cannot remember the config file: %s", exc)
+
+
+def last_config(runtime_dir: Path) -> Path | None:
+    """The config file the last engine ran, if it still exists."""
+    try:
+        path = Path((runtime_dir / LAST_CONFIG).read_text(encoding="utf-8").strip())
+    except OSError:
+        return None
+    return path if path.is_file() else None

@@ -21,7 +21,7 @@ from mcpmanager.core.config.load import load_config
 from mcpmanager.core.config.model import Config, ConfigError
 from mcpmanager.core.config.modes import MODES, Mode
 from mcpmanager.core.config.servers import ServerConfig
-from mcpmanager.core.engine.advertisement import advertisement_path, write_advertisement
+from mcpmanager.core.engine.advertisement import advertisement_path, remember_config, write_advertisement
 from mcpmanager.core.engine.events import CatalogueChanged, ConfigApplied, ConfigRejected, EngineEvent
 from mcpmanager.core.proxy.router import Router
 from mcpmanager.core.signals import Signal
@@ -104,6 +104,8 @@ class Engine:
         self.router.reset_notified()
         for server in self.config.servers.values():
             self._run(server)
+        if self.identity.config_label is None:  # a real config file, not the bundled demo
+            remember_config(self.paths.runtime_dir, self.paths.config_file)
         self._advertise()
 
     async def apply_config(self, config: Config) -> None:
@@ -249,6 +251,7 @@ class Engine:
         """The config this engine runs is the config file's from now on (the demo was kept or replaced)."""
         if self.identity.config_label is not None:
             self.identity = replace(self.identity, config_label=None)
+            remember_config(self.paths.runtime_dir, self.paths.config_file)
             self._advertise()
 
     def listening(self, url: str) -> None:
