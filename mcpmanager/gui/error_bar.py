@@ -30,6 +30,8 @@ class ErrorBar(QFrame):
         layout.addWidget(self.dismiss)
         funnel.reported.connect(self.show_problem)
         self.hide()
+        if funnel.problems:  # reported before this bar existed (at start, before the window): shown now
+            self.show_problem(funnel.problems[-1])
 
     def show_problem(self, problem: Problem) -> None:
         self.problem = problem

@@ -34,13 +34,15 @@ class ErrorFunnel(QObject):
         self._previous: dict[str, Any] = {}
 
     def report(self, title: str, detail: str = "") -> None:
+        """Keep, log and announce a problem: logged too, because it may come before any window shows it
+        (a config that does not load at start) or after the last one closed."""
+        logger.error("%s%s", title, f"\n{detail}" if detail else "")
         problem = Problem(title, detail)
         self.problems = [*self.problems[-(MAX_KEPT - 1) :], problem]
         self.reported.emit(problem)
 
     def report_exception(self, title: str, error: BaseException) -> None:
         detail = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-        logger.error("%s\n%s", title, detail)
         self.report(f"{title}: {type(error).__name__}: {error}", detail)
 
     # Installing ------------------------------------------------------------------------------------

@@ -5,15 +5,20 @@ window either hides it to the tray or quits."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 
+import pytest
 from PySide6.QtWidgets import QMenu
 from pytestqt.qtbot import QtBot
 
 from mcpmanager import __version__
 from mcpmanager.core.serve.http import serve_http
 from mcpmanager.core.supervisor.lifecycle import State
+from mcpmanager.core.system.paths import Paths
 from mcpmanager.core.tasks import spawn
+from mcpmanager.gui.app import load_or_demo
+from mcpmanager.gui.errors import ErrorFunnel
 from mcpmanager.gui.main_window import MainWindow
 from tests.helpers.clients import http_client
 from tests.helpers.fixture_servers import fixture
@@ -141,3 +146,25 @@ async def test_help_about_tells_version_places_and_licence(tmp_path: Path, qtbot
         dialog.close()
         window.show_about()  # asked again: the same dialog comes back
         assert window.about is dialog and dialog.isVisible()
+
+
+async def test_a_config_broken_at_start_is_shown_in_the_window_and_logged(
+    tmp_path: Path, qtbot: QtBot, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The report came before the error bar existed: the window showed nothing, and nothing was logged."""
+    paths = Paths.resolve(env={"MCPMANAGER_HOME": str(tmp_path / "home")})
+    paths.ensure()
+    paths.config_file.write_text('{"mcpServers": {"alpha": {"args": []}}}', encoding="utf-8")
+    funnel = ErrorFunnel()
+    with caplog.at_level(logging.ERROR):
+        config, demo = load_or_demo(paths, funnel)
+    assert config.servers == {} and not demo
+    assert any("mcpServers.alpha" in record.getMessage() for record in caplog.records)
+    async with gui_context(tmp_path / "ctx", {}) as ctx:
+        ctx.errors = funnel
+        window = MainWindow(ctx)
+        qtbot.addWidget(window)
+        window.show()
+        await until(lambda: window.error_bar.isVisible())
+        assert "mcpServers.alpha" in window.error_bar.message.text()
+        assert "running with no servers until the file loads" in window.error_bar.message.text()
