@@ -142,3 +142,17 @@ async def test_connect_after_an_engine_on_another_config_starts_one_on_that_conf
         assert engine["config"] == str(elsewhere.resolve()) and set(engine["servers"]) == {"mine"}
     finally:
         stop_engines(home)
+
+
+async def test_a_missing_command_is_said_once_in_its_log(tmp_path: Path) -> None:
+    """ "command not found" was written twice to the server's log and pane."""
+    paths = Paths.resolve(env={"MCPMANAGER_HOME": str(tmp_path / "home")})
+    document = {"mcpServers": {"gone": {"command": "definitely-not-a-command-mcpm"}}, "supervisor": FAST}
+    engine = Engine(parse_config(json.dumps(document), "test"), paths, "direct")
+    await engine.start()
+    try:
+        await wait_for(lambda: engine.downstreams["gone"].status.state is State.FAILED, 30)
+        lines = engine.downstreams["gone"].log.tail(50)
+        assert sum("command not found" in line for line in lines) == 1, lines
+    finally:
+        await engine.stop()

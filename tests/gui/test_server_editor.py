@@ -293,6 +293,21 @@ async def test_a_refused_change_keeps_the_window_open_with_the_reason(
         await until(lambda: state(ctx, "other") is State.READY)
 
 
+async def test_a_config_file_that_does_not_load_is_said_once(tmp_path: Path, qtbot: QtBot, owner: QWidget) -> None:
+    """The editor said "not saved: not saved: ..." when the file on disk did not load."""
+    async with gui_context(tmp_path, {"alpha": fixture("--name", "alpha")}) as ctx:
+        editor, saved = open_editor(ctx, owner)
+        ctx.control.path.write_text('{"mcpServers": {"alpha": {"args": []}}}', encoding="utf-8")
+        qtbot.keyClicks(editor.name, "other")
+        qtbot.keyClicks(editor.command, sys.executable)
+        click(qtbot, editor.save_button)
+        await until(lambda: bool(editor.errors.text()))
+        text = editor.errors.text()
+        assert text.startswith("not saved: ") and text.count("not saved") == 1, text
+        assert "mcpServers.alpha" in text and "fix the file first" in text
+        assert saved == []
+
+
 async def test_duplicate_gets_a_free_name_and_the_same_settings(tmp_path: Path, qtbot: QtBot, owner: QWidget) -> None:
     servers = {"alpha": fixture("--name", "alpha", env={"K": "v"}), "alpha-copy": {"command": "x", "disabled": True}}
     async with gui_context(tmp_path, servers) as ctx:

@@ -168,5 +168,7 @@ async def test_a_refused_action_is_shown_not_lost(tmp_path: Path, qtbot: QtBot) 
         page.select("alpha")
         page.commands["enable"].trigger()
         await until(lambda: bool(ctx.errors.problems))
-        assert ctx.errors.problems[-1].title.startswith("Could not disable alpha: not saved: ")
+        title = ctx.errors.problems[-1].title
+        assert title.startswith("Could not disable alpha: ") and "mcpServers.alpha.command" in title, title
+        assert title.endswith("(fix the file first; it was left as it is)"), title
         assert light_of(page, "alpha") is State.READY  # nothing changed

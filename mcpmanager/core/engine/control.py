@@ -199,7 +199,7 @@ class Control:
         try:
             return load_config(self.path)
         except ConfigError as exc:
-            raise ControlError(f"not saved: {exc} (fix the file first; it was left as it is)") from exc
+            raise ControlError(f"{exc} (fix the file first; it was left as it is)") from exc
 
     async def _commit(self, config: Config) -> None:
         try:

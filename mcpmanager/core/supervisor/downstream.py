@@ -253,8 +253,7 @@ class Downstream(ClientWishes):
             process = self._spawner(config, self.log, self.settings.stop_grace)
             try:
                 await process.start()
-            except SpawnError as exc:
-                self.log.note(str(exc))
+            except SpawnError as exc:  # noted once, as the attempt's end (`_crashed`)
                 raise _StartFailure(str(exc), exc.permanent) from exc
             self.process = process
             return process.transport()
