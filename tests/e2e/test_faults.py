@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import mcp_types as types
+from mcp import Client
 
 from mcpmanager.core.config.load import load_config, parse_config
 from mcpmanager.core.engine.engine import Engine
@@ -154,5 +155,24 @@ async def test_a_missing_command_is_said_once_in_its_log(tmp_path: Path) -> None
         await wait_for(lambda: engine.downstreams["gone"].status.state is State.FAILED, 30)
         lines = engine.downstreams["gone"].log.tail(50)
         assert sum("command not found" in line for line in lines) == 1, lines
+    finally:
+        await engine.stop()
+
+
+async def test_a_miss_names_the_servers_whose_tools_are_not_known(tmp_path: Path) -> None:
+    """Calling a failed server's tool said only "Unknown tool": the model could not tell it from a typo."""
+    paths = Paths.resolve(env={"MCPMANAGER_HOME": str(tmp_path / "home")})
+    servers = {"a": fixture("--name", "a"), "gone": {"command": "definitely-not-a-command-mcpm"}}
+    engine = Engine(parse_config(json.dumps({"mcpServers": servers, "supervisor": FAST}), "test"), paths, "direct")
+    await engine.start()
+    try:
+        await wait_for(lambda: engine.downstreams["gone"].status.state is State.FAILED, 30)
+        await wait_for(lambda: engine.downstreams["a"].status.state is State.READY, 30)
+        async with Client(engine.router.server, mode="legacy", cache=None) as client:
+            missed = await client.call_tool("query_records", {})
+            known = await client.call_tool("echo", {"text": "hi"})
+        assert missed.is_error and text_of(missed).startswith("Unknown tool 'query_records'.")
+        assert "the tools of 'gone' (failed: command not found" in text_of(missed), text_of(missed)
+        assert not known.is_error  # a known name is not held up by the failed server
     finally:
         await engine.stop()

@@ -191,7 +191,10 @@ class Router:
             where = {"server": tool.server, "tool": tool.name, "exposed": tool.exposed}
             self.activity.update(record, **where, how=how, renames=renames)
         if plan.error is not None or tool is None:
-            failure = error_result(plan.error or f"Unknown tool '{called}'.")
+            text = plan.error or f"Unknown tool '{called}'."
+            if tool is None:
+                text += self._unknown_servers()
+            failure = error_result(text)
             finish("unknown" if tool is None else "refused", failure)
             return failure
         if checked is not None and checked.renames:
@@ -225,6 +228,20 @@ class Router:
         except Exception as exc:  # boundary: a bug here must reach the model as text, not -32603
             logger.exception("call to %s failed", tool.key)
             return error_result(f"Calling '{called}' on server '{tool.server}' failed: {exc}")
+
+    def _unknown_servers(self) -> str:
+        """For a miss: servers whose tools are not known because they are down, so a model (and the
+        person reading the log) learns the tool may be theirs rather than not exist."""
+        down = [
+            f"'{d.name}' ({d.status.describe()})"
+            for d in self.servers.values()
+            if not d.config.disabled
+            and d.status.state in (State.FAILED, State.BACKOFF)
+            and self.catalogue.server_tools(d.name) is None
+        ]
+        if not down:
+            return ""
+        return f" Not known either: the tools of {', '.join(down)}, which never listed them."
 
     async def _wait_for_starting(self) -> bool:
         """Wait (bounded) while servers that have never listed tools are starting; True if any were.
