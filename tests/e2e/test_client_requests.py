@@ -24,12 +24,12 @@ from tests.helpers.asking_clients import (
     TRANSPORTS,
     Answering,
     Proxy,
-    conformance,
     http_engine,
     outcome,
     proxy_client,
     wait_for_tools,
 )
+from tests.helpers.conformance import conformance_fixture
 from tests.helpers.engines import wait_for
 from tests.helpers.fixture_servers import FAST, write_config
 
@@ -53,10 +53,10 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Proxy]:
     folder = tmp_path_factory.mktemp("client-requests")
     configured = folder / "configured-root"
     servers = {
-        "conf": conformance(),
-        "old": conformance("--handshake-only"),
-        "conf_fixed": conformance(roots=[str(configured), SHARED_ROOT]),
-        "old_fixed": conformance("--handshake-only", roots=[str(configured), SHARED_ROOT]),
+        "conf": conformance_fixture(),
+        "old": conformance_fixture("--handshake-only"),
+        "conf_fixed": conformance_fixture(roots=[str(configured), SHARED_ROOT]),
+        "old_fixed": conformance_fixture("--handshake-only", roots=[str(configured), SHARED_ROOT]),
     }
     config = write_config(folder, servers, supervisor=FAST)
     with http_engine(config, folder / "home") as running:

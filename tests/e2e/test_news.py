@@ -14,8 +14,9 @@ import pytest
 from mcp import Client
 from mcp.client.session import IncomingMessage
 
-from tests.helpers.asking_clients import ERAS, Answering, Proxy, conformance, http_engine, proxy_client, wait_for_tools
+from tests.helpers.asking_clients import ERAS, Answering, Proxy, http_engine, proxy_client, wait_for_tools
 from tests.helpers.clients import http_client, text_of
+from tests.helpers.conformance import conformance_fixture
 from tests.helpers.engines import wait_for
 from tests.helpers.fixture_servers import FAST, fixture, write_config
 from tests.helpers.serving import serving_http
@@ -27,7 +28,7 @@ SERVERS = ["conf", "old"]  # the fixture as it is (2026-07-28 to mcpmanager) and
 @pytest.fixture(scope="module")
 def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Proxy]:
     folder = tmp_path_factory.mktemp("news")
-    servers = {"conf": conformance(), "old": conformance("--handshake-only")}
+    servers = {"conf": conformance_fixture(), "old": conformance_fixture("--handshake-only")}
     config = write_config(folder / "cfg", servers, supervisor=FAST)
     with http_engine(config, folder / "home") as running:
         yield running

@@ -22,7 +22,8 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from tests.helpers.asking_clients import ERAS, TRANSPORTS, Proxy, conformance, http_engine, proxy_client
+from tests.helpers.asking_clients import ERAS, TRANSPORTS, Proxy, http_engine, proxy_client
+from tests.helpers.conformance import conformance_fixture
 from tests.helpers.conformance_tables import PNG
 from tests.helpers.engines import wait_for
 from tests.helpers.fixture_servers import FAST, write_config
@@ -72,8 +73,8 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Proxy]:
     zeta.write_text(ZETA_SERVER, encoding="utf-8")
     servers: dict[str, Any] = {
         "zeta": {"command": sys.executable, "args": [str(zeta)]},
-        "conf": conformance(),
-        "old": conformance("--handshake-only"),
+        "conf": conformance_fixture(),
+        "old": conformance_fixture("--handshake-only"),
     }
     config = write_config(folder, servers, supervisor=FAST)
     with http_engine(config, folder / "home") as running:

@@ -5,8 +5,6 @@ asks them something (sampling, elicitation, roots) or logs to them."""
 
 from __future__ import annotations
 
-import os
-import re
 import signal
 import subprocess
 import sys
@@ -25,18 +23,11 @@ from mcp.shared.exceptions import MCPError
 
 from tests.helpers.clients import bridge_env, http_client, text_of
 from tests.helpers.engines import home_token, wait_for
+from tests.helpers.serving import LISTENING, spawn_serve_http
 
 TRANSPORTS = ["stdio", "http", "connect"]
 ERAS = ["legacy", "auto"]  # the SDK Client's handshake era and, since mcpmanager serves it, 2026-07-28
 NEGOTIATED = {"legacy": "2025-11-25", "auto": "2026-07-28"}
-CONFORMANCE = ["-m", "tests.helpers.conformance_server"]
-ROOT = Path(__file__).resolve().parent.parent.parent  # the checkout: where `-m tests...` is found
-LISTENING = re.compile(r"serving \d+ servers on (http://127\.0\.0\.1:\d+/mcp)")
-
-
-def conformance(*flags: str, **extra: Any) -> dict[str, Any]:
-    """A config entry running the conformance fixture server (`--handshake-only`: an older server)."""
-    return {"command": sys.executable, "args": [*CONFORMANCE, *flags], "cwd": str(ROOT), **extra}
 
 
 @dataclass(frozen=True)
@@ -55,19 +46,14 @@ def http_engine(config: Path, home: Path) -> Iterator[Proxy]:
     """`mcpmanager serve --http --port 0 --mode direct` under MCPMANAGER_HOME=home, until the block ends."""
     home.mkdir(parents=True, exist_ok=True)
     errlog = home / "serve-http-stderr.log"
-    env = {"MCPMANAGER_HOME": str(home), "PYTHONUNBUFFERED": "1", "PATH": os.environ.get("PATH", "")}
-    command = [sys.executable, "-m", "mcpmanager", "serve", "--http", "--port", "0", "--mode", "direct"]
-    with errlog.open("wb") as err:
-        process = subprocess.Popen(
-            [*command, "--config", str(config)], env=env, stdin=subprocess.DEVNULL, stdout=err, stderr=err
-        )
+    process = spawn_serve_http(config, home, errlog)  # blocking waits here: module fixtures have no loop
     try:
         deadline = time.monotonic() + 30
         while not (found := LISTENING.search(errlog.read_text())) and process.poll() is None:
             assert time.monotonic() < deadline, f"serve --http did not listen:\n{errlog.read_text()}"
             time.sleep(0.05)
         assert found, f"serve --http exited {process.returncode}:\n{errlog.read_text()}"
-        yield Proxy(config, home, found.group(1), home_token(home))
+        yield Proxy(config, home, found.group(2), home_token(home))
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)

@@ -104,6 +104,8 @@ def _spawn_fixture(port: int, log: Path) -> subprocess.Popen[bytes]:
         return subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=err, stderr=err)
 
 
-def conformance_fixture(*flags: str) -> dict[str, Any]:
-    """A config entry that runs the conformance fixture over stdio."""
-    return {"command": sys.executable, "args": ["-m", "tests.helpers.conformance_server", *flags], "cwd": str(ROOT)}
+def conformance_fixture(*flags: str, **extra: Any) -> dict[str, Any]:
+    """A config entry that runs the conformance fixture over stdio (`--handshake-only`: an older
+    server), with `extra` keys of the entry (`roots`...)."""
+    command = ["-m", "tests.helpers.conformance_server", *flags]
+    return {"command": sys.executable, "args": command, "cwd": str(ROOT), **extra}

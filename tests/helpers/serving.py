@@ -26,7 +26,7 @@ class Served:
     token: str
 
 
-def _spawn_serve_http(config: Path, home: Path, errlog: Path, mode: str) -> subprocess.Popen[bytes]:
+def spawn_serve_http(config: Path, home: Path, errlog: Path, mode: str = "direct") -> subprocess.Popen[bytes]:
     env = {"MCPMANAGER_HOME": str(home), "PYTHONUNBUFFERED": "1", "PATH": os.environ.get("PATH", "")}
     command = [sys.executable, "-m", "mcpmanager", "serve", "--http", "--port", "0", "--mode", mode]
     with errlog.open("wb") as err:
@@ -40,7 +40,7 @@ async def serving_http(config: Path, home: Path, mode: str = "direct") -> AsyncI
     """`mcpmanager serve --http --port 0 --mode MODE` as a subprocess; its URL read from stderr."""
     home.mkdir(parents=True, exist_ok=True)
     errlog = home / "serve-http-stderr.log"
-    process = _spawn_serve_http(config, home, errlog, mode)
+    process = spawn_serve_http(config, home, errlog, mode)
     try:
         await wait_for(lambda: LISTENING.search(errlog.read_text()) or process.poll() is not None, timeout=30)
         found = LISTENING.search(errlog.read_text())
