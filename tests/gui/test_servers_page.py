@@ -91,8 +91,13 @@ async def test_the_detail_shows_stderr_facts_and_tools(tmp_path: Path, qtbot: Qt
         assert detail.facts["Command"].text().startswith(sys.executable)
         assert "--name steady" in detail.facts["Command"].text()
         assert detail.facts["Log file"].text().endswith("steady.log")
-        names = {detail.tools.topLevelItem(i).text(0) for i in range(detail.tools.topLevelItemCount())}  # type: ignore[union-attr]
-        assert {"echo", "add", "whoami"} <= names
+
+        def names() -> set[str]:
+            return {detail.tools.topLevelItem(i).text(0) for i in range(detail.tools.topLevelItemCount())}  # type: ignore[union-attr]
+
+        # The window hears of the engine through a coalescing timer: the PID may be on screen from a
+        # refresh while the server was starting, its tools from the next one.
+        await until(lambda: {"echo", "add", "whoami"} <= names())
         await until(lambda: "ready" in detail.log_view.text())  # the fixture's own stderr line
         # A crashed server's stderr is in the pane: why it died, in its own words.
         await until(lambda: ctx.engine.downstreams["broken"].status.restarts >= 1, timeout=30)
