@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import anyio
 import mcp_types as types
 from mcp import Client
 
@@ -19,6 +20,7 @@ from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.system.paths import Paths
 from mcpmanager.core.tasks import spawn
 from tests.helpers.clients import connected, text_of
+from tests.helpers.conformance import conformance_fixture
 from tests.helpers.engines import engines, stop_engines, wait_for
 from tests.helpers.fixture_servers import FAST, fixture, write_config
 from tests.helpers.serving import serving_http
@@ -174,5 +176,36 @@ async def test_a_miss_names_the_servers_whose_tools_are_not_known(tmp_path: Path
         assert missed.is_error and text_of(missed).startswith("Unknown tool 'query_records'.")
         assert "the tools of 'gone' (failed: command not found" in text_of(missed), text_of(missed)
         assert not known.is_error  # a known name is not held up by the failed server
+    finally:
+        await engine.stop()
+
+
+async def test_a_request_waits_only_for_a_server_that_could_own_its_name(tmp_path: Path) -> None:
+    """A call to a healthy server waited for every starting server (here one that hangs at initialize:
+    startingWait, 10 minutes); and a prompt asked for while its server started was "Unknown"."""
+    paths = Paths.resolve(env={"MCPMANAGER_HOME": str(tmp_path / "home")})
+    servers = {
+        "fast": fixture("--name", "fast", "--start-delay", "1"),
+        "conf": conformance_fixture(),
+        "stuck": fixture("--name", "stuck", "--hang-at-init"),
+    }
+    supervisor = {**FAST, "startTimeout": 600, "startingWait": 600}
+    engine = Engine(parse_config(json.dumps({"mcpServers": servers, "supervisor": supervisor}), "test"), paths, "direct")
+    await engine.start()
+    try:
+        async with Client(engine.router.server, mode="legacy", cache=None) as client:
+            assert engine.downstreams["fast"].status.state is State.STARTING
+            with anyio.fail_after(60):  # against the 600 s it waited before, not a speed target
+                named = await client.call_tool("fast__whoami", {})
+                bare = await client.call_tool("echo", {"text": "hi"})  # conf has no echo, stuck may have
+                prompt = await client.get_prompt("test_simple_prompt")
+                completed = await client.complete(
+                    types.PromptReference(name="test_prompt_with_arguments"), {"name": "arg1", "value": "par"}
+                )
+        assert text_of(named).startswith("fast "), text_of(named)
+        assert text_of(bare) == "hi"
+        assert prompt.messages, prompt
+        assert completed.completion.values == ["paris", "park", "party"]
+        assert engine.downstreams["stuck"].status.state is State.STARTING
     finally:
         await engine.stop()

@@ -102,6 +102,11 @@ class Catalogue:
                     found.append(ToolEntry(server, name, exposed.get((server, name)), spec, settings, cached))
         return found
 
+    @property
+    def servers(self) -> list[str]:
+        """The enabled servers, in config order (also those whose tools are not known)."""
+        return list(self._servers)
+
     def server_tools(self, server: str) -> list[ToolDict] | None:
         return self._server_tools.get(server)
 

@@ -114,9 +114,8 @@ class Offerings:
             kinds.add("resources")
         return frozenset(kinds)
 
-    def servers_for_uri(self, uri: str) -> list[str]:
-        """The servers to ask for `uri`, in order: those that list it (owner first), those with a
-        template that matches it, then every other server that offers resources."""
+    def owners_of(self, uri: str) -> list[str]:
+        """The servers that list `uri` (owner first), then those with a template that matches it."""
         order: list[str] = []
         listed = self._by_uri.get(uri)
         if listed is not None:
@@ -124,6 +123,12 @@ class Offerings:
         for template in self._templates:
             if template.parsed is not None and _matches(template.parsed, uri):
                 order += [template.server, *template.also]
+        return list(dict.fromkeys(order))
+
+    def servers_for_uri(self, uri: str) -> list[str]:
+        """The servers to ask for `uri`, in order: its owners (`owners_of`), then every other server
+        that offers resources."""
+        order = self.owners_of(uri)
         for server in self._servers:
             offers = self._offers.get(server)
             if offers is not None and (offers.resources or offers.templates):

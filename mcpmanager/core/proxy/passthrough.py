@@ -9,7 +9,7 @@ protocol error passes through with its code and message, so a client sees what t
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar, get_args
 
 import anyio
@@ -21,6 +21,7 @@ from mcp.shared.exceptions import MCPError
 from mcpmanager.core.catalogue.offerings import Offerings
 from mcpmanager.core.proxy.callers import Caller, Callers
 from mcpmanager.core.proxy.rounds import Rounds
+from mcpmanager.core.proxy.starting import StartingServers
 from mcpmanager.core.supervisor.downstream import Downstream, Unavailable
 
 logger = logging.getLogger(__name__)
@@ -48,9 +49,15 @@ def page_of(items: Sequence[T], cursor: str | None, size: int = PAGE_SIZE) -> tu
 
 class Passthrough:
     def __init__(
-        self, offerings: Offerings, servers: Mapping[str, Downstream], callers: Callers, rounds: Rounds
+        self,
+        offerings: Offerings,
+        servers: Mapping[str, Downstream],
+        callers: Callers,
+        rounds: Rounds,
+        starting: StartingServers,
     ) -> None:
         self.offerings = offerings
+        self.starting = starting
         self.servers = servers
         self.callers = callers
         self.rounds = rounds
@@ -88,7 +95,7 @@ class Passthrough:
             retried: types.GetPromptResult | types.InputRequiredResult
             retried = await self.rounds.resume(ctx, params, "prompts/get")
             return retried
-        prompt = self.offerings.prompt(params.name)
+        prompt = await self._known(params.name, lambda: self.offerings.prompt(params.name))
         if prompt is None:
             raise MCPError(types.INVALID_PARAMS, f"Unknown prompt '{params.name}'.")
 
@@ -121,6 +128,7 @@ class Passthrough:
             retried = await self.rounds.resume(ctx, params, "resources/read")
             return retried
         uri = str(params.uri)
+        await self._known(None, lambda: self.offerings.owners_of(uri) or None)
         servers = self.offerings.servers_for_uri(uri)
         if not servers:
             raise MCPError(types.INVALID_PARAMS, f"Resource not found: {uri} (no server offers resources).")
@@ -158,12 +166,14 @@ class Passthrough:
     ) -> types.CompleteResult:
         ref = params.ref
         if isinstance(ref, types.PromptReference):
-            prompt = self.offerings.prompt(ref.name)
+            name = ref.name
+            prompt = await self._known(name, lambda: self.offerings.prompt(name))
             if prompt is None:
-                raise MCPError(types.INVALID_PARAMS, f"Unknown prompt '{ref.name}'.")
+                raise MCPError(types.INVALID_PARAMS, f"Unknown prompt '{name}'.")
             server, ref = prompt.server, ref.model_copy(update={"name": prompt.name})
         else:
-            template = self.offerings.template(ref.uri)
+            uri_template = ref.uri
+            template = await self._known(None, lambda: self.offerings.template(uri_template))
             if template is None:
                 raise MCPError(types.INVALID_PARAMS, f"Unknown resource template '{ref.uri}'.")
             server = template.server
@@ -204,6 +214,7 @@ class Passthrough:
 
     async def subscribe(self, uri: str, subscribed: bool) -> None:
         """Follow `uri` on the servers that may serve it (its owner, or matching templates)."""
+        await self._known(None, lambda: self.offerings.owners_of(uri) or None)
         for name in self.offerings.servers_for_uri(uri):
             downstream = self.servers.get(name)
             if downstream is None or not self._declares(name, "subscribe"):
@@ -235,6 +246,19 @@ class Passthrough:
                 downstream.log.note(f"setting the log level to {level} failed: {exc}")
 
     # Plumbing -------------------------------------------------------------------------------------
+
+    async def _known(self, name: str | None, lookup: Callable[[], T | None]) -> T | None:
+        """`lookup()`; on a miss, after waiting while a server that could own `name` (None: any) is
+        starting and the lookup still misses (`StartingServers`)."""
+        found = lookup()
+        if found is None:
+
+            def unknown(server: str) -> bool:
+                return self.offerings.server_offers(server) is None
+
+            await self.starting.wait(lambda: self.starting.could_own(name, unknown), lambda: lookup() is not None)
+            found = lookup()
+        return found
 
     def _declares(self, server: str, what: str) -> bool:
         downstream = self.servers.get(server)

@@ -15,7 +15,6 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-import anyio
 import mcp_types as types
 from mcp.server.connection import allowed_log_levels
 from mcp.server.context import ServerRequestContext
@@ -35,7 +34,9 @@ from mcpmanager.core.proxy.discovery import Discovery
 from mcpmanager.core.proxy.mode_server import CallResult, ModeServer
 from mcpmanager.core.proxy.passthrough import Passthrough
 from mcpmanager.core.proxy.rounds import Rounds
+from mcpmanager.core.proxy.starting import StartingServers
 from mcpmanager.core.proxy.token_count import tokens_of
+from mcpmanager.core.resolve.names import Resolution
 from mcpmanager.core.resolve.resolver import Resolver
 from mcpmanager.core.resolve.words import fold
 from mcpmanager.core.search.index import SearchIndex
@@ -67,7 +68,8 @@ class Router:
         self.callers = Callers(self.connections)
         self.asks = ClientAsks(self.callers, self._legacy_sessions, self._configured_roots, self.server_log)
         self.rounds = Rounds(self.callers, self.asks)
-        self.passthrough = Passthrough(self.offerings, servers, self.callers, self.rounds)
+        self.starting = StartingServers(servers)
+        self.passthrough = Passthrough(self.offerings, servers, self.callers, self.rounds, self.starting)
         self.mode_servers = {
             m: ModeServer(
                 m,
@@ -180,10 +182,7 @@ class Router:
         # Any catalogue tool is callable by name, also in discovery mode where it is not listed:
         # a model that found a tool and calls it directly should not be refused.
         plan = self.resolver.plan(called, arguments, via == "call_tool", search=search)
-        # Nothing known answers the name: a server still starting may list it. (An ambiguous name or a
-        # withheld guess is answered already; waiting up to startingWait would only delay the answer.)
-        missed = plan.resolution.tool is None and not plan.resolution.ambiguous and plan.resolution.withheld is None
-        if missed and await self._wait_for_starting():
+        if _missed(plan.resolution) and await self._wait_for_owner(called):
             plan = self.resolver.plan(called, arguments, via == "call_tool", search=search)  # its server may be up
         tool, checked, how = plan.tool, plan.checked, plan.resolution.how
         if tool is not None and checked is not None:
@@ -230,36 +229,29 @@ class Router:
             return error_result(f"Calling '{called}' on server '{tool.server}' failed: {exc}")
 
     def _unknown_servers(self) -> str:
-        """For a miss: servers whose tools are not known because they are down, so a model (and the
+        """For a miss: servers whose tools are not known because they are down or still starting, so a model (and the
         person reading the log) learns the tool may be theirs rather than not exist."""
         down = [
             f"'{d.name}' ({d.status.describe()})"
             for d in self.servers.values()
             if not d.config.disabled
-            and d.status.state in (State.FAILED, State.BACKOFF)
+            and d.status.state in (State.FAILED, State.BACKOFF, State.STARTING)
             and self.catalogue.server_tools(d.name) is None
         ]
         if not down:
             return ""
         return f" Not known either: the tools of {', '.join(down)}, which never listed them."
 
-    async def _wait_for_starting(self) -> bool:
-        """Wait (bounded) while servers that have never listed tools are starting; True if any were.
+    async def _wait_for_owner(self, called: str) -> bool:
+        """Nothing known answers `called`: wait while a server that could own it is starting
+        (`StartingServers`), until the name resolves. True if there was a server to wait for."""
 
-        On a first run nothing is cached yet: a name the model read elsewhere may belong to a server
-        that is seconds away from ready. Waiting beats an "unknown tool" that would be wrong soon."""
-        starting = [
-            d
-            for d in self.servers.values()
-            if d.status.state is State.STARTING and self.catalogue.server_tools(d.name) is None
-        ]
-        if not starting:
-            return False
-        wait = max(d.settings.starting_wait for d in starting)
-        with anyio.move_on_after(wait):
-            while any(d.status.state is State.STARTING for d in starting):
-                await anyio.sleep(0.05)
-        return True
+        def unknown(server: str) -> bool:
+            return self.catalogue.server_tools(server) is None
+
+        return await self.starting.wait(
+            lambda: self.starting.could_own(called, unknown), lambda: not _missed(self.resolver.resolve(called))
+        )
 
     # Everything besides tools ---------------------------------------------------------------------
 
@@ -376,3 +368,9 @@ def _progress_relay(caller: Caller) -> ProgressCallback:
         await caller.ctx.session.report_progress(progress, total, message)
 
     return relay
+
+
+def _missed(resolution: Resolution) -> bool:
+    """Nothing known answers the name. (An ambiguous name or a withheld guess is answered already:
+    waiting for a starting server would only delay the answer.)"""
+    return resolution.tool is None and not resolution.ambiguous and resolution.withheld is None

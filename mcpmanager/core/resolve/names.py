@@ -25,7 +25,7 @@ import dataclasses
 import difflib
 import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from mcpmanager.core.catalogue.catalogue import CatalogueTool
@@ -77,6 +77,13 @@ def _expansions() -> dict[str, list[tuple[str, ...]]]:
 
 
 _EXPANSIONS = _expansions()
+
+
+def servers_named_in(called: str, servers: Iterable[str]) -> set[str]:
+    """The servers `called` spells out before a separator, as `namespaced` reads a name
+    (`github__create_issue`, `GitHub.createIssue`, `maps_geocode`); none for a bare name."""
+    prefixes = {fold(called[: m.start()]) for m in _SEPARATORS.finditer(called) if m.start() > 0}
+    return {server for server in servers if server_forms(server) & prefixes}
 
 
 @dataclass(frozen=True)

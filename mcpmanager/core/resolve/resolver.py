@@ -18,7 +18,7 @@ from typing import Any
 from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
 from mcpmanager.core.resolve.arguments import ArgumentChecker, CheckedArguments, refusal_text
 from mcpmanager.core.resolve.messages import miss_text
-from mcpmanager.core.resolve.names import NameResolver, Resolution, Search
+from mcpmanager.core.resolve.names import NameResolver, Resolution, Search, servers_named_in
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,20 @@ class Resolver:
         tool = self.catalogue.get(called)
         if tool is not None:  # the common case: no index needed
             return Resolution(called, tool, "exact")
-        return self.names().resolve(called)
+        return self._within_named_servers(self.names().resolve(called))
+
+    def _within_named_servers(self, resolution: Resolution) -> Resolution:
+        """A call that spells out a configured server whose tools are not known (starting, failed) is
+        that server's: a respelling or a guess must not put it on another server's tool
+        (`github_create_issue` is not GitLab's `create_issue` while GitHub is down)."""
+        tool = resolution.tool
+        if tool is None or resolution.how not in ("normalized", "fuzzy"):
+            return resolution
+        named = servers_named_in(resolution.called, self.catalogue.servers)
+        if tool.server in named or all(self.catalogue.server_tools(s) is not None for s in named):
+            return resolution
+        suggestions = tuple(dict.fromkeys((tool.exposed, *resolution.suggestions)))
+        return Resolution(resolution.called, None, None, suggestions)
 
     def _settled_by_arguments(self, resolution: Resolution, arguments: Mapping[str, Any]) -> Resolution:
         """An ambiguous name whose arguments only one candidate takes as they are: `get_current_weather`

@@ -45,7 +45,7 @@ from mcpmanager.core.supervisor.events import (
 )
 from mcpmanager.core.supervisor.lifecycle import Lifecycle, State, Status
 from mcpmanager.core.supervisor.listening import Changes, listen_for_changes
-from mcpmanager.core.supervisor.offers import every_page, list_offers
+from mcpmanager.core.supervisor.offers import Listed, every_page, list_offers
 from mcpmanager.core.supervisor.process import ChildProcess, Spawner, SpawnError, spawn_child
 from mcpmanager.core.supervisor.remote import remote_transport
 from mcpmanager.core.supervisor.stderr_log import StderrLog
@@ -238,10 +238,15 @@ class Downstream(ClientWishes):
             self.declared = client.server_capabilities
             self._phase = "tools/list"
             tools = await self._list_tools(client)
+            # Known before "ready", like the tools: a request naming a prompt or resource is routed
+            # (or waits for a starting server) on what is known, with no gap between the two.
+            self._phase = "listing prompts and resources"
+            offers = await list_offers(client, self.log.note)
             scope.deadline = math.inf
             self._client = client
             await self._resume(client)
             self._set_tools(tools)
+            self._set_offers(offers)
             self.ready_since = time.time()
             self._apply(lifecycle.BecameReady(self._clock()))
             self._ready.set()
@@ -296,7 +301,6 @@ class Downstream(ClientWishes):
             self._set_tools(tools)
 
     async def _offers_loop(self, client: Client) -> None:
-        self._refetch_offers.set()  # the first listing, once the server is ready
         while True:
             await self._refetch_offers.wait()
             self._refetch_offers.clear()
@@ -306,7 +310,10 @@ class Downstream(ClientWishes):
             except TimeoutError:
                 self.log.note(f"listing prompts and resources took over {self.start_timeout:g} s")
                 continue
-            self._listener(OffersChanged(self.name, found["prompts"], found["resources"], found["templates"]))
+            self._set_offers(found)
+
+    def _set_offers(self, found: dict[str, list[Listed]]) -> None:
+        self._listener(OffersChanged(self.name, found["prompts"], found["resources"], found["templates"]))
 
     async def _on_message(self, message: IncomingMessage) -> None:
         if self.protocol_version in MODERN_PROTOCOL_VERSIONS and not isinstance(message, Exception):

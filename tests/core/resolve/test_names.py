@@ -285,3 +285,26 @@ def test_arguments_settle_a_name_only_when_one_candidate_takes_them() -> None:
     assert resolver.plan("cleanup", {"path": "/"}).tool is None
     logs = resolver.plan("cleanup", {"days": 3})
     assert logs.tool is not None and logs.tool.key == "logs:cleanup" and logs.arguments == {"days": 3}
+
+
+def test_a_call_naming_a_server_whose_tools_are_unknown_is_not_put_on_another_servers_tool() -> None:
+    """`github_create_issue` while GitHub is starting or down is not GitLab's `create_issue`; once
+    GitHub's tools are known the name resolves as ever, and a server that is not configured is only
+    a word (the respelling stands)."""
+    built = Catalogue()
+    built.load({"gitlab": [tool("create_issue", "Create a new issue in a GitLab project")]})
+    built.configure(["github", "gitlab"], {})
+    resolver = Resolver(built)
+
+    for called in ("github_create_issue", "GitHub.createIssue", "github__create_isue"):
+        refused = resolver.resolve(called)
+        assert refused.tool is None and refused.suggestions[0] == "create_issue", called
+    assert resolver.resolve("gitlab_create_isue").tool is not None  # the server it names
+
+    built.configure(["gitlab"], {})  # github not configured: a word like any other
+    assert resolver.resolve("github_create_issue").how == "fuzzy"
+
+    built.configure(["github", "gitlab"], {})
+    built.set_tools("github", [tool("create_issue", "Create an issue in a GitHub repository")], save=False)
+    known = resolver.resolve("github_create_issue")
+    assert known.tool is not None and known.tool.server == "github"
