@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
 import mcp_types as types
@@ -21,9 +22,16 @@ from mcpmanager.core.system.paths import Paths
 from mcpmanager.core.tasks import spawn
 from tests.helpers.clients import connected, text_of
 from tests.helpers.conformance import conformance_fixture
-from tests.helpers.engines import engines, stop_engines, wait_for
+from tests.helpers.engines import engines, pid_alive, stop_engines, wait_for
 from tests.helpers.fixture_servers import FAST, fixture, write_config
 from tests.helpers.serving import serving_http
+
+
+def engine_on(tmp_path: Path, servers: dict[str, Any], **supervisor: Any) -> Engine:
+    """An engine (not started) on these servers, with FAST supervision and `supervisor` over it."""
+    paths = Paths.resolve(env={"MCPMANAGER_HOME": str(tmp_path / "home")})
+    document = {"mcpServers": servers, "supervisor": {**FAST, **supervisor}}
+    return Engine(parse_config(json.dumps(document), "test"), paths, "direct")
 
 
 async def test_a_config_file_that_vanishes_for_a_moment_stops_nothing(tmp_path: Path) -> None:
@@ -102,10 +110,7 @@ async def test_a_client_line_over_the_cap_is_answered_with_an_error_and_the_engi
 
 async def test_a_call_that_times_out_says_so_not_rejected(tmp_path: Path) -> None:
     """The SDK's read timeout used to read "rejected the call"; it is the server not answering in time."""
-    home = tmp_path / "home"
-    paths = Paths.resolve(env={"MCPMANAGER_HOME": str(home)})
-    document = {"mcpServers": {"a": fixture("--name", "a")}, "supervisor": {**FAST, "callTimeout": 0.5}}
-    engine = Engine(parse_config(json.dumps(document), "test"), paths, "direct")
+    engine = engine_on(tmp_path, {"a": fixture("--name", "a")}, callTimeout=0.5)
     await engine.start()
     try:
         await wait_for(lambda: engine.downstreams["a"].status.state is State.READY, 30)
@@ -149,9 +154,7 @@ async def test_connect_after_an_engine_on_another_config_starts_one_on_that_conf
 
 async def test_a_missing_command_is_said_once_in_its_log(tmp_path: Path) -> None:
     """ "command not found" was written twice to the server's log and pane."""
-    paths = Paths.resolve(env={"MCPMANAGER_HOME": str(tmp_path / "home")})
-    document = {"mcpServers": {"gone": {"command": "definitely-not-a-command-mcpm"}}, "supervisor": FAST}
-    engine = Engine(parse_config(json.dumps(document), "test"), paths, "direct")
+    engine = engine_on(tmp_path, {"gone": {"command": "definitely-not-a-command-mcpm"}})
     await engine.start()
     try:
         await wait_for(lambda: engine.downstreams["gone"].status.state is State.FAILED, 30)
@@ -163,9 +166,7 @@ async def test_a_missing_command_is_said_once_in_its_log(tmp_path: Path) -> None
 
 async def test_a_miss_names_the_servers_whose_tools_are_not_known(tmp_path: Path) -> None:
     """Calling a failed server's tool said only "Unknown tool": the model could not tell it from a typo."""
-    paths = Paths.resolve(env={"MCPMANAGER_HOME": str(tmp_path / "home")})
-    servers = {"a": fixture("--name", "a"), "gone": {"command": "definitely-not-a-command-mcpm"}}
-    engine = Engine(parse_config(json.dumps({"mcpServers": servers, "supervisor": FAST}), "test"), paths, "direct")
+    engine = engine_on(tmp_path, {"a": fixture("--name", "a"), "gone": {"command": "definitely-not-a-command-mcpm"}})
     await engine.start()
     try:
         await wait_for(lambda: engine.downstreams["gone"].status.state is State.FAILED, 30)
@@ -183,14 +184,12 @@ async def test_a_miss_names_the_servers_whose_tools_are_not_known(tmp_path: Path
 async def test_a_request_waits_only_for_a_server_that_could_own_its_name(tmp_path: Path) -> None:
     """A call to a healthy server waited for every starting server (here one that hangs at initialize:
     startingWait, 10 minutes); and a prompt asked for while its server started was "Unknown"."""
-    paths = Paths.resolve(env={"MCPMANAGER_HOME": str(tmp_path / "home")})
     servers = {
         "fast": fixture("--name", "fast", "--start-delay", "1"),
         "conf": conformance_fixture(),
         "stuck": fixture("--name", "stuck", "--hang-at-init"),
     }
-    supervisor = {**FAST, "startTimeout": 600, "startingWait": 600}
-    engine = Engine(parse_config(json.dumps({"mcpServers": servers, "supervisor": supervisor}), "test"), paths, "direct")
+    engine = engine_on(tmp_path, servers, startTimeout=600, startingWait=600)
     await engine.start()
     try:
         async with Client(engine.router.server, mode="legacy", cache=None) as client:
@@ -207,5 +206,29 @@ async def test_a_request_waits_only_for_a_server_that_could_own_its_name(tmp_pat
         assert prompt.messages, prompt
         assert completed.completion.values == ["paris", "park", "party"]
         assert engine.downstreams["stuck"].status.state is State.STARTING
+    finally:
+        await engine.stop()
+
+
+async def test_a_crash_mid_call_says_how_it_ended_and_the_next_calls_wait_for_the_restart(tmp_path: Path) -> None:
+    """It read "connection closed during the call to 'boom' (ready)": the crash was recorded only once
+    the process group was reaped (here a grandchild that ignores SIGTERM holds that up for a stop
+    step), and the calls right after it were cut off too, or refused while it backed off."""
+    pidfile = tmp_path / "grandchild.pid"
+    servers = {"boom": fixture("--name", "boom", "--boom", "--stubborn", "--grandchild", str(pidfile))}
+    engine = engine_on(tmp_path, servers, stopGrace=2)
+    await engine.start()
+    try:
+        await wait_for(lambda: engine.downstreams["boom"].status.state is State.READY, 30)
+        await wait_for(pidfile.exists, 10)
+        grandchild = int(pidfile.read_text())
+        async with Client(engine.router.server, mode="legacy", cache=None) as client:
+            crashed = await client.call_tool("boom", {})
+            after = [await client.call_tool("echo", {"text": f"after {i}"}) for i in range(3)]
+        said = text_of(crashed)
+        assert crashed.is_error and "the connection closed during the call to 'boom'" in said, said
+        assert "(backoff: exited 3 — fatal: boom" in said and "(ready)" not in said, said
+        assert [text_of(result) for result in after] == ["after 0", "after 1", "after 2"]
+        assert not pid_alive(grandchild)  # reaped all the same, before the restart
     finally:
         await engine.stop()

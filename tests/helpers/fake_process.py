@@ -57,6 +57,7 @@ class FakeChild(ChildProcess):
         self.code = code
         self.exited_on_its_own = True
         self.exited.set()
+        self.stderr_closed.set()
         if self._close is not None:
             self._close()
 

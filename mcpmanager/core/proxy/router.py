@@ -191,7 +191,7 @@ class Router:
             self.activity.update(record, **where, how=how, renames=renames)
         if plan.error is not None or tool is None:
             text = plan.error or f"Unknown tool '{called}'."
-            if tool is None:
+            if tool is None and not plan.resolution.ambiguous:  # candidates were named: they are the answer
                 text += self._unknown_servers()
             failure = error_result(text)
             finish("unknown" if tool is None else "refused", failure)

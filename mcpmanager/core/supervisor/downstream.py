@@ -56,6 +56,7 @@ logger = logging.getLogger(__name__)
 
 ProgressCallback = ProgressFnT
 _LIST_CHANGED = (types.PromptListChangedNotification, types.ResourceListChangedNotification)
+_LAST_WORDS = 0.5  # seconds to let a closed server's exit code and last stderr lines arrive
 
 
 class Unavailable(Exception):
@@ -119,6 +120,8 @@ class Downstream(ClientWishes):
         ClientWishes.__init__(self)
         self._stopping = False
         self._phase = "start"
+        self._lost_recorded = False  # this attempt's crash was recorded when its pipe closed
+        self._status_changed = asyncio.Event()  # replaced on every change: set means "look again"
 
     # Control --------------------------------------------------------------------------------------
 
@@ -158,7 +161,8 @@ class Downstream(ClientWishes):
             match command:
                 case lifecycle.Spawn():
                     self._stopping = False
-                    self._attempt = spawn(self._run_attempt(), name=f"downstream:{self.name}")
+                    previous = self._attempt
+                    self._attempt = spawn(self._run_attempt(previous), name=f"downstream:{self.name}")
                 case lifecycle.Shutdown():
                     self._stopping = True
                     if self._attempt_scope is not None:
@@ -173,15 +177,23 @@ class Downstream(ClientWishes):
         if self.status != before:
             if self.status.state is not State.READY:
                 self._ready.clear()
+            changed, self._status_changed = self._status_changed, asyncio.Event()
+            changed.set()
             logger.info("%s: %s", self.name, self.status.describe())
             self._listener(StatusChanged(self.name, self.status))
 
     # The connection attempt (one owner task) ------------------------------------------------------
 
-    async def _run_attempt(self) -> None:
+    async def _run_attempt(self, previous: asyncio.Task[None] | None) -> None:
+        if previous is not None:
+            # A crash is recorded when the pipe closes, before the last attempt has reaped its
+            # process group: the next attempt begins once that clean-up is done.
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(previous)
         if self._stopping:
             return  # stopped before the attempt began: spawn nothing (it would run until startTimeout)
         self._phase = "start"
+        self._lost_recorded = False
         timeout = self.start_timeout
         reason: str | None = None
         permanent = False
@@ -201,8 +213,8 @@ class Downstream(ClientWishes):
         was_ready = self.ready_since is not None
         self.ready_since = None
         self.process = None
-        if self._stopping:
-            return  # we ended it: not a crash
+        if self._stopping or self._lost_recorded:
+            return  # we ended it (not a crash), or the crash was recorded when its pipe closed
         if scope.cancel_called and not was_ready:
             reason = explain.with_stderr(self.log, f"{self._phase} timed out after {timeout:g} s")
         self._crashed(reason or "connection closed", permanent)
@@ -276,8 +288,14 @@ class Downstream(ClientWishes):
                 if process is None:  # a remote server: the session ends it
                     await anyio.Event().wait()  # not sleep_forever: see pyproject
                     return
-                await process.exited.wait()
+                await _first_of(process.exited, process.closed)
+                # Its last words and exit code follow the pipe's end within moments (not if a
+                # grandchild holds stderr open: then the exit code alone, after the bound).
+                with anyio.move_on_after(_LAST_WORDS):
+                    await process.exited.wait()
+                    await process.stderr_closed.wait()
                 outcome = explain.exit_reason(process, self.log)
+                self._lose(outcome)
                 tg.cancel_scope.cancel()
 
             tg.start_soon(until_exit)
@@ -348,6 +366,15 @@ class Downstream(ClientWishes):
             self.tools = tools
             self._listener(ToolsChanged(self.name, tools))
 
+    def _lose(self, reason: str) -> None:
+        """The server's pipe closed: record the crash now, so calls see its state at once (and wait
+        for the restart); reaping its process group is left to the attempt's clean-up."""
+        if self._stopping:
+            return
+        self._lost_recorded = True
+        self._client = None
+        self._crashed(reason)
+
     def _crashed(self, reason: str, permanent: bool = False) -> None:
         self.last_exit = reason
         self.log.note(reason)
@@ -402,18 +429,26 @@ class Downstream(ClientWishes):
             return self.unavailable(f"the call to '{name}' was cut off ({type(explain.leaf(exc)).__name__})")
 
     async def ready_client(self) -> Client:
-        """The live client of a ready server, after waiting (bounded) for one that is starting;
-        raises `Unavailable` saying why there is none."""
-        if self.status.state is State.STARTING and not self._ready.is_set():
-            wait = self.settings.starting_wait
-            with anyio.move_on_after(wait):
-                await self._ready.wait()
-            if not self._ready.is_set():
-                raise Unavailable(self.unavailable_text(f"it is still starting after {wait:g} s"))
+        """The live client of a ready server, after waiting (bounded by startingWait) for one that is
+        starting or restarting after a crash; raises `Unavailable` saying why there is none."""
+        wait = self.settings.starting_wait
+        if self._coming_back(wait):
+            with anyio.move_on_after(wait) as waited:
+                while self._coming_back(wait):
+                    await self._status_changed.wait()
+            if waited.cancelled_caught:
+                raise Unavailable(self.unavailable_text(f"it was not ready within {wait:g} s"))
         client = self._client
         if client is None or self.status.state is not State.READY:
             raise Unavailable(self.unavailable_text())
         return client
+
+    def _coming_back(self, wait: float) -> bool:
+        """Starting, or backing off with its restart due within `wait`."""
+        status = self.status
+        if status.state is State.STARTING:
+            return True
+        return status.state is State.BACKOFF and status.retry_in is not None and status.retry_in <= wait
 
     async def _settle(self) -> None:
         # Give the exit watcher a moment so the error names the real state, not "ready".
@@ -444,3 +479,15 @@ def _without_server_info(
 
 def _file_safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "server"
+
+
+async def _first_of(*events: anyio.Event) -> None:
+    """Return when any of `events` is set."""
+    async with anyio.create_task_group() as tg:
+
+        async def wait(event: anyio.Event) -> None:
+            await event.wait()
+            tg.cancel_scope.cancel()
+
+        for event in events:
+            tg.start_soon(wait, event)

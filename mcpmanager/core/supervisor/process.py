@@ -58,7 +58,7 @@ class Exit:
 
     def describe(self) -> str:
         if self.code is None:
-            return "still running"
+            return "closed its output (still running)"
         if self.code < 0:
             try:
                 name = signal.Signals(-self.code).name
@@ -102,7 +102,9 @@ class ChildProcess:
         self.exited = anyio.Event()
         self.exited_on_its_own = False  # it ended before we began stopping it: a crash, not our stop
         self.stdout_noise = 0  # non-protocol lines a server printed on stdout
-        self._stdout_eof = False
+        # Its stdout (our session) ended: a crash is known from here, before the exit is reaped.
+        self.closed = anyio.Event()
+        self.stderr_closed = anyio.Event()
 
     @property
     def pid(self) -> int | None:
@@ -170,7 +172,7 @@ class ChildProcess:
         process = self._process
         if process is None:
             return
-        if self._stdout_eof and process.returncode is None:
+        if self.closed.is_set() and process.returncode is None:
             await self._wait(process, 0.5)  # stdout closed: it is exiting; let it be reaped first
         if process.returncode is not None and not self.exited.is_set():
             self.exited_on_its_own = True
@@ -238,7 +240,7 @@ class ChildProcess:
                         message = self._parse(line) if isinstance(line, bytes) else None  # (no cap here)
                         if message is not None:
                             await sink.send(message)
-        self._stdout_eof = True
+        self.closed.set()
 
     def _parse(self, line: bytes) -> SessionMessage | None:
         if not line.strip(b" \t\r"):
@@ -269,6 +271,7 @@ class ChildProcess:
             while True:
                 self.log.feed(await stderr.receive(_CHUNK))
         self.log.finish()
+        self.stderr_closed.set()
 
 
 Spawner = Callable[[StdioServerConfig, StderrLog, float], ChildProcess]

@@ -139,3 +139,18 @@ async def test_a_server_that_never_answers_the_handshake_times_out(server: Memor
         assert downstream.status.reason.startswith("tools/list timed out after 0.3 s")
     finally:
         await downstream.stop()
+
+
+async def test_a_call_while_it_restarts_soon_waits_for_the_new_process(server: MemoryServer) -> None:
+    """A backoff within startingWait is a server coming back: the call is answered by the restarted
+    process; one that backs off longer is refused at once (above)."""
+    settings = SupervisorSettings(start_timeout=5, backoff_initial=0.2, starting_wait=5, stop_grace=0.1)
+    downstream, _, spawner = await started(server, settings)
+    try:
+        first = spawner.latest("notes")
+        first.crash(3, "fatal: flaky")
+        await wait_for(lambda: downstream.status.state is State.BACKOFF)
+        assert text(await downstream.call_tool("echo", {"text": "later"})) == "later"
+        assert spawner.latest("notes") is not first and downstream.status.restarts == 1
+    finally:
+        await downstream.stop()
