@@ -180,10 +180,11 @@ def _serve(args: argparse.Namespace) -> int:
                     await serve_stdio(engine.router)
                 tg.cancel_scope.cancel()
         finally:
-            # A second Ctrl-C/SIGTERM while stopping would kill us mid-ladder and orphan the servers'
-            # process groups; the stop is bounded (stopGrace per step), so let it finish.
+            # A Ctrl-C/SIGTERM while stopping (a second one, or a client's after it closed our stdin)
+            # means "now": go to the end of the stop ladder, SIGKILL every server's group, so the
+            # stop finishes at once instead of the client's SIGKILL orphaning them mid-ladder.
             for sig in (signal.SIGINT, signal.SIGTERM):
-                signal.signal(sig, signal.SIG_IGN)
+                signal.signal(sig, lambda _signum, _frame: engine.groups.kill_all())
             with anyio.CancelScope(shield=True):
                 await engine.stop()
 

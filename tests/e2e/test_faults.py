@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -232,3 +233,90 @@ async def test_a_crash_mid_call_says_how_it_ended_and_the_next_calls_wait_for_th
         assert not pid_alive(grandchild)  # reaped all the same, before the restart
     finally:
         await engine.stop()
+
+
+def stubborn_servers(tmp_path: Path, count: int) -> tuple[dict[str, Any], list[Path]]:
+    """Servers that ignore SIGTERM and the end of stdin, each with a grandchild that ignores SIGTERM."""
+    pidfiles = [tmp_path / f"grandchild-{i}.pid" for i in range(count)]
+    servers = {
+        f"s{i}": fixture("--name", f"s{i}", "--stubborn", "--grandchild", str(pidfile))
+        for i, pidfile in enumerate(pidfiles)
+    }
+    return servers, pidfiles
+
+
+async def serve_stdio_process(config: Path, home: Path) -> asyncio.subprocess.Process:
+    command = [sys.executable, "-m", "mcpmanager", "serve", "--stdio", "--config", str(config)]
+    env = {"MCPMANAGER_HOME": str(home), "PATH": os.environ.get("PATH", "")}
+    return await asyncio.create_subprocess_exec(
+        *command,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+        env=env,
+    )
+
+
+async def server_processes(home: Path, names: list[str], pidfiles: list[Path]) -> list[int]:
+    """The servers' pids (from the engine's advertisement, once all are ready) and their grandchildren's."""
+
+    def all_ready() -> bool:
+        found = engines(home)
+        return len(found) == 1 and all(found[0]["servers"].get(n, {}).get("state") == "ready" for n in names)
+
+    await wait_for(all_ready, 30)
+    await wait_for(lambda: all(p.exists() for p in pidfiles), 10)
+    servers = engines(home)[0]["servers"]
+    return [int(servers[n]["pid"]) for n in names] + [int(p.read_text()) for p in pidfiles]
+
+
+def end_all(engine: asyncio.subprocess.Process, pids: list[int]) -> None:
+    """A failing test leaves nothing running either."""
+    if engine.returncode is None:
+        engine.kill()
+    for pid in pids:
+        if pid_alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+async def test_nothing_a_killed_engine_ran_survives_the_next_engines_start(tmp_path: Path) -> None:
+    """`kill -9` of the engine left every server that ignores EOF, and all grandchildren, running with
+    parent 1, and the next engine did not clean them up."""
+    home = tmp_path / "home"
+    servers, pidfiles = stubborn_servers(tmp_path, 2)
+    config = write_config(tmp_path / "cfg", servers, supervisor=FAST)
+    engine = await serve_stdio_process(config, home)
+    pids: list[int] = []
+    try:
+        pids += await server_processes(home, list(servers), pidfiles)
+        engine.kill()
+        await engine.wait()
+        await asyncio.sleep(0.5)
+        assert all(pid_alive(pid) for pid in pids)  # stubborn: the end of stdin did not end them
+        nothing = write_config(tmp_path / "empty", {}, supervisor=FAST)
+        async with serving_http(nothing, home):
+            await wait_for(lambda: not any(pid_alive(pid) for pid in pids), 10)
+        assert not list((home / "run" / "groups").glob("*.json"))  # the record went with them
+    finally:
+        end_all(engine, pids)
+
+
+async def test_a_sigterm_while_stopping_goes_to_the_end_of_the_ladder(tmp_path: Path) -> None:
+    """A client closes our stdin, gives us about 2 s, then SIGTERM, then SIGKILL: the SIGTERM was ignored
+    while stopping, and stubborn servers (2 x stopGrace to stop) were orphaned by the SIGKILL."""
+    home = tmp_path / "home"
+    servers, pidfiles = stubborn_servers(tmp_path, 2)
+    config = write_config(tmp_path / "cfg", servers, supervisor={**FAST, "stopGrace": 30})
+    engine = await serve_stdio_process(config, home)
+    pids: list[int] = []
+    try:
+        pids += await server_processes(home, list(servers), pidfiles)
+        assert engine.stdin is not None
+        engine.stdin.close()  # the client is done: the stop ladder begins (60 s for these servers)
+        await asyncio.sleep(1)
+        assert engine.returncode is None
+        engine.terminate()
+        await asyncio.wait_for(engine.wait(), 20)  # against the 60 s ladder, not a speed target
+        assert not [pid for pid in pids if pid_alive(pid)]
+    finally:
+        end_all(engine, pids)

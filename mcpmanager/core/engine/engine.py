@@ -7,6 +7,7 @@ tools, the catalogue, config changes, calls) and change it only through `Control
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import time
@@ -36,6 +37,7 @@ from mcpmanager.core.supervisor.events import (
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.supervisor.process import Spawner, spawn_child
 from mcpmanager.core.system.paths import Paths
+from mcpmanager.core.system.process_groups import ProcessGroups, reap_left_behind
 from mcpmanager.core.tasks import spawn
 
 logger = logging.getLogger(__name__)
@@ -68,12 +70,15 @@ class Engine:
         paths: Paths,
         mode: Mode | None = None,
         identity: Identity = Identity(),
-        spawner: Spawner = spawn_child,
+        spawner: Spawner | None = None,
     ) -> None:
         """`spawner` makes stdio servers' child processes (tests pass a fake one)."""
         self.config = config
-        self._spawner = spawner
         self.paths = paths
+        # Its servers' process groups, on record so the next engine can end them should this one be
+        # killed (`process_groups`).
+        self.groups = ProcessGroups(paths.runtime_dir)
+        self._spawner: Spawner = spawner or functools.partial(spawn_child, groups=self.groups)
         self.identity = identity
         self.catalogue = Catalogue(paths.cache_dir / "catalogue.json", config.proxy.max_name_length)
         self.offerings = Offerings(config.proxy.max_name_length)
@@ -98,6 +103,7 @@ class Engine:
     async def start(self) -> None:
         """Start every enabled server at once; returns immediately (servers come up in the background)."""
         self.paths.ensure()
+        await asyncio.to_thread(reap_left_behind, self.paths.runtime_dir)  # what a killed engine left
         enabled = [s.name for s in self.config.servers.values() if not s.disabled]
         self.catalogue.configure(enabled, self.config.tools)
         self.offerings.configure(enabled)

@@ -30,6 +30,7 @@ from mcpmanager.core.sdk_compat import TransportStreams
 from mcpmanager.core.supervisor.stderr_log import StderrLog
 from mcpmanager.core.system.command_path import prepare_spawn
 from mcpmanager.core.system.lines import LineFramer
+from mcpmanager.core.system.process_groups import ProcessGroups
 
 _CHUNK = 65536
 _POLL = 0.05
@@ -91,7 +92,10 @@ class ChildProcess:
         cwd: str | None,
         log: StderrLog,
         grace: float = 2.0,
+        groups: ProcessGroups | None = None,
     ) -> None:
+        """`groups`: the engine's record of live process groups (see `process_groups`)."""
+        self.groups = groups
         self.command = command
         self.args = list(args)
         self.env = dict(env)
@@ -144,6 +148,8 @@ class ChildProcess:
             raise SpawnError(f"cannot start {self.command}: {exc.strerror or exc}", permanent=False) from exc
         except ValueError as exc:  # an argument no command line can carry (NUL, a line break for cmd.exe)
             raise SpawnError(f"cannot start {self.command}: {exc}", permanent=True) from exc
+        if self.groups is not None:
+            self.groups.add(process.pid)
         self.log.note(f"started pid {process.pid}: {self.command} {' '.join(self.args)}".rstrip())
 
     @contextlib.asynccontextmanager
@@ -192,6 +198,8 @@ class ChildProcess:
             while self._group_alive(process.pid) and anyio.current_time() < deadline:
                 await anyio.sleep(_POLL)
             self._signal_group(process.pid, signal.SIGKILL)
+        if self.groups is not None:
+            self.groups.remove(process.pid)
         # Close the asyncio subprocess transport or it warns at GC while a descendant held a pipe.
         with contextlib.suppress(Exception):
             await process.aclose()
@@ -277,6 +285,9 @@ class ChildProcess:
 Spawner = Callable[[StdioServerConfig, StderrLog, float], ChildProcess]
 
 
-def spawn_child(config: StdioServerConfig, log: StderrLog, grace: float) -> ChildProcess:
-    """The child process of a stdio server (not started yet); `grace` is each step of the stop ladder."""
-    return ChildProcess(config.command, config.args, config.env, config.cwd, log, grace=grace)
+def spawn_child(
+    config: StdioServerConfig, log: StderrLog, grace: float, groups: ProcessGroups | None = None
+) -> ChildProcess:
+    """The child process of a stdio server (not started yet); `grace` is each step of the stop ladder;
+    `groups` records its process group while it lives."""
+    return ChildProcess(config.command, config.args, config.env, config.cwd, log, grace=grace, groups=groups)

@@ -1,0 +1,150 @@
+"""The process groups an engine's servers run in, recorded so that nothing outlives a killed engine.
+
+Each stdio server is spawned in a session of its own (its pid is its group and session id), so one
+signal reaches every grandchild `npx` or `uvx` started. A stopping engine ends those groups itself
+(the stop ladder). An engine that is killed (`kill -9`, a crash, a client's SIGKILL after its grace
+ran out) cannot: servers that ignore the end of their stdin, and grandchildren, would run on with
+parent 1. So each engine keeps a record of its live groups in the runtime folder
+(`groups/<engine pid>.json`), and every engine, at start, ends the groups recorded by engines that
+are gone, then drops their records.
+
+A group is identified by its leader's pid and start time (clock ticks since boot, from /proc on
+Linux): a member of the recorded session that started before its leader is another process that
+reuses the number, and is left alone. Where there is no /proc (macOS), the group is signalled as a
+whole while it exists; pids are not reused there until they wrap. A parent-death signal would
+cover only the direct child (it is not inherited by grandchildren) and needs a pre-exec hook that
+is unsafe in a threaded process, so the record is the one mechanism.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import signal
+import sys
+from pathlib import Path
+
+from mcpmanager.core.system.atomic_write import write_atomic
+
+logger = logging.getLogger(__name__)
+
+FOLDER = "groups"
+_PROC = Path("/proc")
+
+
+def start_ticks(pid: int) -> int | None:
+    """When `pid` started (clock ticks since boot), or None where that is not known (no /proc, gone)."""
+    fields = _stat(pid)
+    return int(fields[19]) if fields else None
+
+
+def _stat(pid: int) -> list[str] | None:
+    """/proc/<pid>/stat after the command's name (which may hold spaces): field 3 onwards."""
+    try:
+        text = (_PROC / str(pid) / "stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    return text.rpartition(")")[2].split()
+
+
+def _alive(pid: int, ticks: int | None) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    fields = _stat(pid)
+    if fields is not None and fields[0] == "Z":
+        return False
+    return ticks is None or start_ticks(pid) == ticks
+
+
+class ProcessGroups:
+    """This engine's record of its servers' live process groups (None folder: nothing recorded)."""
+
+    def __init__(self, runtime_dir: Path | None) -> None:
+        self.path = runtime_dir / FOLDER / f"{os.getpid()}.json" if runtime_dir is not None else None
+        self._engine_ticks = start_ticks(os.getpid())
+        self._groups: dict[int, int | None] = {}  # leader pid → its start ticks
+
+    def add(self, pid: int) -> None:
+        self._groups[pid] = start_ticks(pid)
+        self._write()
+
+    def remove(self, pid: int) -> None:
+        if pid in self._groups:
+            del self._groups[pid]
+            self._write()
+
+    def kill_all(self) -> None:
+        """SIGKILL every live group at once: the end of the stop ladder, for a second SIGTERM."""
+        for pid, ticks in list(self._groups.items()):
+            _kill_session(pid, ticks)
+
+    def _write(self) -> None:
+        if self.path is None:
+            return
+        try:
+            if not self._groups:
+                self.path.unlink(missing_ok=True)
+                return
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            record = {"engine": os.getpid(), "engine_ticks": self._engine_ticks, "groups": self._groups}
+            write_atomic(self.path, json.dumps(record).encode(), 0o600)
+        except OSError as exc:  # a full disk must not stop a server from starting; only this record is lost
+            logger.warning("cannot record the servers' process groups in %s: %s", self.path, exc)
+
+
+def reap_left_behind(runtime_dir: Path) -> int:
+    """End the process groups recorded by engines that are gone; the number of processes ended."""
+    ended = 0
+    folder = runtime_dir / FOLDER
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            engine, engine_ticks = int(record["engine"]), record.get("engine_ticks")
+            groups = {int(pid): ticks for pid, ticks in dict(record["groups"]).items()}
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            logger.warning("ignoring an unreadable process-group record %s: %s", path, exc)
+            with contextlib.suppress(OSError):
+                path.unlink()
+            continue
+        if engine == os.getpid() or _alive(engine, engine_ticks):
+            continue  # a running engine's own servers
+        for pid, ticks in groups.items():
+            ended += _kill_session(pid, ticks)
+        with contextlib.suppress(OSError):
+            path.unlink()
+        if ended:
+            logger.warning("ended %d server process(es) left running by a killed engine (pid %d)", ended, engine)
+    return ended
+
+
+def _kill_session(leader: int, ticks: int | None) -> int:
+    """SIGKILL the processes of the session `leader` started (its group, and members that moved to
+    another group of it); the number signalled."""
+    if sys.platform == "win32":  # pragma: no cover - no process groups there
+        return 0
+    if not _PROC.is_dir():  # macOS: the group as a whole, while it exists
+        try:
+            os.killpg(leader, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            return 0
+        return 1
+    signalled = 0
+    for entry in _PROC.iterdir():
+        if not entry.name.isdigit():
+            continue
+        fields = _stat(int(entry.name))
+        # fields: [state, ppid, pgrp, session, ...]; a session id is its leader's pid.
+        if fields is None or fields[0] == "Z" or int(fields[3]) != leader:
+            continue
+        if ticks is not None and int(fields[19]) < ticks:
+            continue  # started before the leader: not of its session, a reused number
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(int(entry.name), signal.SIGKILL)
+            signalled += 1
+    return signalled
