@@ -320,3 +320,60 @@ async def test_a_sigterm_while_stopping_goes_to_the_end_of_the_ladder(tmp_path: 
         assert not [pid for pid in pids if pid_alive(pid)]
     finally:
         end_all(engine, pids)
+
+
+def engine_info(home: Path) -> dict[str, Any]:
+    env = {"MCPMANAGER_HOME": str(home), "PATH": os.environ.get("PATH", "")}
+    command = [sys.executable, "-m", "mcpmanager", "status", "--json"]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    [engine] = json.loads(done.stdout)["engines"]
+    return dict(engine)
+
+
+def status_json(home: Path) -> dict[str, Any]:
+    """The servers in `mcpmanager status --json` of the one engine running under `home`."""
+    return dict(engine_info(home)["servers"])
+
+
+async def test_a_list_changed_storm_costs_one_refetch(tmp_path: Path) -> None:
+    """Each tools/list_changed was a tools/list of its own: 40 changes in 0.4 s were 40 listings."""
+    engine = engine_on(tmp_path, {"a": fixture("--name", "a", "--changing-tools")})
+    await engine.start()
+    try:
+        await wait_for(lambda: engine.downstreams["a"].status.state is State.READY, 30)
+        downstream = engine.downstreams["a"]
+
+        async def listings() -> int:
+            result = await downstream.call_tool("listings", {})
+            assert isinstance(result, types.CallToolResult)
+            return int(text_of(result))
+
+        before = await listings()
+        await downstream.call_tool("storm", {"count": 40, "gap": 0.01})
+
+        async def refetched() -> bool:
+            return await listings() > before
+
+        await wait_for(refetched, 10)
+        await asyncio.sleep(1)  # a window for more listings to show up: there must be none (or one)
+        assert await listings() - before <= 2
+    finally:
+        await engine.stop()
+
+
+async def test_a_rejected_config_edit_shows_in_status(tmp_path: Path) -> None:
+    """A broken edit of the config file was only on the engine's stderr, which nobody reads when a
+    client started the engine; `status` (and `--json`) now say it until a good edit is applied."""
+    home = tmp_path / "home"
+    config = write_config(tmp_path / "cfg", {"a": fixture("--name", "a")}, supervisor=FAST)
+    good = config.read_text()
+    async with serving_http(config, home):
+        await wait_for(lambda: engine_info(home)["servers"]["a"]["state"] == "ready", 30)
+        config.write_text(good.replace('"mcpServers"', '"mcpServers" :: '))
+        await wait_for(lambda: engine_info(home).get("config_error"), 10)
+        said = engine_info(home)["config_error"]
+        assert said.startswith(f"{config}:2:") and "invalid JSON" in said, said
+        assert engine_info(home)["servers"]["a"]["state"] == "ready"  # the running setup stays
+        config.write_text(good.replace('"a"', '"b"'))
+        await wait_for(lambda: "b" in engine_info(home)["servers"], 10)
+        assert engine_info(home)["config_error"] is None

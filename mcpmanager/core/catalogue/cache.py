@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from mcpmanager.core.system.atomic_write import write_atomic
 
 logger = logging.getLogger(__name__)
 
@@ -47,9 +47,6 @@ def write(path: Path, document: dict[str, Any]) -> None:
         # 500 tools of 27 real servers, against about 10 ms).
         data = json.dumps(document)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".catalogue-", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
+        write_atomic(path, data.encode(), 0o600, durable=False)
     except OSError as exc:
         logger.warning("cannot write the catalogue cache %s: %s", path, exc)

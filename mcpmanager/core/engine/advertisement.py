@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from mcpmanager.core.system.atomic_write import write_atomic
 
 logger = logging.getLogger(__name__)
 
@@ -26,13 +27,9 @@ def advertisement_path(runtime_dir: Path) -> Path:
 
 
 def write_advertisement(runtime_dir: Path, info: dict[str, Any]) -> Path:
-    folder = engines_dir(runtime_dir)
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    engines_dir(runtime_dir).mkdir(parents=True, exist_ok=True, mode=0o700)
     path = advertisement_path(runtime_dir)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".ad-", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(info, handle, indent=1)
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(info, indent=1).encode(), 0o600, durable=False)
     return path
 
 

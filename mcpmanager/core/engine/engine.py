@@ -42,6 +42,7 @@ from mcpmanager.core.tasks import spawn
 
 logger = logging.getLogger(__name__)
 CACHE_SAVE_DELAY = 0.5  # seconds: servers that come up together share one cache write
+ADVERTISE_RETRY = 2.0  # seconds between tries to write the advertisement on a full disk
 
 FrontEnd = Literal["serve", "gui", "background"]
 
@@ -91,6 +92,10 @@ class Engine:
         self.events: Signal[EngineEvent] = Signal("engine events")
         self._refresh_pending = False
         self._advertise_pending = False
+        self._advertise_failed = False
+        # The last config change that was refused (cleared when one is applied): `status` shows it,
+        # not only the engine's stderr, which nobody reads when a client started the engine.
+        self.config_error: str | None = None
         self._started = time.time()
         self._applying = asyncio.Lock()
         self._save_pending = False
@@ -124,6 +129,7 @@ class Engine:
     async def _apply_config(self, config: Config) -> None:
         old = self.config
         self.config = config
+        self.config_error = None
         for name in old.servers.keys() - config.servers.keys():
             downstream = self.downstreams.pop(name)
             await downstream.stop()
@@ -184,6 +190,8 @@ class Engine:
                 config = await asyncio.to_thread(load_config, path)
             except ConfigError as exc:
                 logger.error("config change ignored, the running setup stays: %s", exc)
+                self.config_error = str(exc)
+                self._advertise()
                 self.events.emit(ConfigRejected(str(exc)))
                 continue
             logger.info("config changed; applying")
@@ -270,7 +278,18 @@ class Engine:
         try:
             write_advertisement(self.paths.runtime_dir, self.describe())
         except OSError as exc:
-            logger.warning("cannot write the runtime advertisement: %s", exc)
+            # A full disk: `status` and `connect` read a stale file (or none) until it is written;
+            # try again soon, and say so once, not on every state change.
+            if not self._advertise_failed:
+                logger.warning("cannot write the runtime advertisement (will retry): %s", exc)
+            self._advertise_failed = True
+            if not self._advertise_pending:
+                self._advertise_pending = True
+                asyncio.get_running_loop().call_later(ADVERTISE_RETRY, self._advertise)
+            return
+        if self._advertise_failed:
+            logger.info("the runtime advertisement is written again")
+            self._advertise_failed = False
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -282,6 +301,7 @@ class Engine:
             "front_end": self.identity.front_end,
             "mode": self.router.mode,
             "config": self.identity.config_label or str(self.paths.config_file),
+            "config_error": self.config_error,
             "started": self._started,
             "tools": len(self.catalogue.tools()),
             "servers": {

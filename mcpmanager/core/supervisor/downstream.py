@@ -57,6 +57,9 @@ logger = logging.getLogger(__name__)
 ProgressCallback = ProgressFnT
 _LIST_CHANGED = (types.PromptListChangedNotification, types.ResourceListChangedNotification)
 _LAST_WORDS = 0.5  # seconds to let a closed server's exit code and last stderr lines arrive
+# A list_changed storm costs one refetch: wait for this much quiet, but no longer than the cap.
+_STORM_QUIET = 0.05
+_STORM_CAP = 0.5
 
 
 class Unavailable(Exception):
@@ -308,8 +311,7 @@ class Downstream(ClientWishes):
 
     async def _refetch_loop(self, client: Client) -> None:
         while True:
-            await self._refetch.wait()
-            self._refetch.clear()
+            await _after_the_storm(self._refetch)
             try:
                 with anyio.fail_after(self.start_timeout):
                     tools = await self._list_tools(client)
@@ -320,8 +322,7 @@ class Downstream(ClientWishes):
 
     async def _offers_loop(self, client: Client) -> None:
         while True:
-            await self._refetch_offers.wait()
-            self._refetch_offers.clear()
+            await _after_the_storm(self._refetch_offers)
             try:
                 with anyio.fail_after(self.start_timeout):
                     found = await list_offers(client, self.log.note)
@@ -491,3 +492,20 @@ async def _first_of(*events: anyio.Event) -> None:
 
         for event in events:
             tg.start_soon(wait, event)
+
+
+
+async def _after_the_storm(changed: asyncio.Event) -> None:
+    """Return once `changed` was set and then stayed quiet for a moment (or the cap ran out), with it
+    cleared: a server announcing 50 changes in a row gets one tools/list, not 50."""
+    await changed.wait()
+    deadline = anyio.current_time() + _STORM_CAP
+    while True:
+        changed.clear()
+        quiet = min(_STORM_QUIET, deadline - anyio.current_time())
+        if quiet <= 0:
+            return
+        with anyio.move_on_after(quiet) as waited:
+            await changed.wait()
+        if waited.cancelled_caught:
+            return

@@ -9,22 +9,25 @@ import tempfile
 from pathlib import Path
 
 
-def write_atomic(path: Path, data: bytes, mode: int) -> None:
+def write_atomic(path: Path, data: bytes, mode: int, durable: bool = True) -> None:
     """`data` into `path` with permission bits `mode`: a temporary file beside it, flushed to disk,
-    then renamed over it (and the rename made durable on POSIX)."""
+    then renamed over it (and the rename made durable on POSIX). `durable=False` skips the syncs,
+    for files rewritten often whose loss costs nothing (the advertisement, the cache); a failed write
+    (a full disk) leaves no temporary file behind either way."""
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as file:
             file.write(data)
             file.flush()
-            os.fsync(file.fileno())
+            if durable:
+                os.fsync(file.fileno())
         os.chmod(temp, mode)
         os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
-    if os.name == "posix":
+    if durable and os.name == "posix":
         dir_fd = os.open(path.parent, os.O_RDONLY)
         try:
             os.fsync(dir_fd)
