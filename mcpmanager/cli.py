@@ -22,6 +22,7 @@ from mcpmanager.commands import search as search_command
 from mcpmanager.core.config.load import load_config
 from mcpmanager.core.config.model import Config, ConfigError
 from mcpmanager.core.config.modes import MODES
+from mcpmanager.core.config.secrets import MaskingFormatter, mask_strings
 from mcpmanager.core.engine.advertisement import read_advertisements
 from mcpmanager.core.system.display import has_display
 from mcpmanager.core.system.paths import Paths
@@ -70,11 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=getattr(logging, args.log_level.upper()),
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(MaskingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=getattr(logging, args.log_level.upper()), handlers=[handler])
     try:
         status = _run(args, parser)
         sys.stdout.flush()  # here, not at exit: a reader that went away is met below
@@ -207,7 +206,9 @@ async def _cancel_on_signals(scope: anyio.CancelScope) -> None:
 
 def _status(args: argparse.Namespace) -> int:
     paths = Paths.resolve(config_file=args.config)
-    engines = read_advertisements(paths.runtime_dir)
+    # The engine masks what it advertises; masking again by the rule is the net under a reason some
+    # future path forgets to mask (the output lands in terminals, bug reports and CI logs).
+    engines = [mask_strings(info) for info in read_advertisements(paths.runtime_dir)]
     if args.json:
         print(json.dumps({"engines": engines}, indent=1))
         return 0 if engines else 1

@@ -1,9 +1,12 @@
-"""A table of names and values whose values often hold tokens (environment, HTTP headers): masked
-until the user reveals them, edited in place, checked row by row."""
+"""Fields that may hold secrets, masked until the user reveals them by the core's one rule
+(`core/config/secrets.py`): a table of names and values (environment, HTTP headers) whose secret rows
+are masked and harmless ones (PATH, LANG) shown, edited in place and checked row by row; and a text
+field (arguments, URL) shown with its secrets masked, read-only until revealed."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import (
@@ -12,6 +15,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLineEdit,
+    QPlainTextEdit,
     QPushButton,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -20,6 +24,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from mcpmanager.core.config.secrets import entry_is_secret
 
 MASK = "•" * 8  # a fixed length: the mask must not tell how long a token is
 
@@ -39,7 +45,7 @@ class _SecretDelegate(QStyledItemDelegate):
         self, parent: QWidget, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
     ) -> QWidget:
         editor = QLineEdit(parent)
-        if not self.table.revealed():
+        if not self.table.revealed() and self.table.is_secret(index.row()):
             editor.setEchoMode(QLineEdit.EchoMode.Password)
         return editor
 
@@ -52,11 +58,12 @@ class _SecretDelegate(QStyledItemDelegate):
     ) -> None:
         assert isinstance(editor, QLineEdit)
         model.setData(index, editor.text(), VALUE_ROLE)
-        model.setData(index, self.table.shown(editor.text()), Qt.ItemDataRole.DisplayRole)
+        self.table.refresh_row(index.row())
 
 
 class SecretTable(QWidget):
-    """Name/value rows (environment variables, HTTP headers), values masked until "Reveal values"."""
+    """Name/value rows (environment variables, HTTP headers): the values of secret rows (a secret's
+    name, or a secret's shape) are masked until "Reveal values"; harmless rows are shown."""
 
     def __init__(self, what: str, name_title: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -70,6 +77,7 @@ class SecretTable(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setItemDelegateForColumn(1, _SecretDelegate(self))
         self.table.setMinimumHeight(110)
+        self.table.itemChanged.connect(self._item_changed)  # a renamed row may become (or stop being) secret
         self.reveal = QCheckBox("Reveal values")
         self.reveal.toggled.connect(self._refresh)
         self.add_button = QPushButton("Add")
@@ -89,8 +97,19 @@ class SecretTable(QWidget):
     def revealed(self) -> bool:
         return self.reveal.isChecked()
 
-    def shown(self, value: str) -> str:
-        return value if self.revealed() or not value else MASK
+    def is_secret(self, row: int) -> bool:
+        name, value = self.table.item(row, 0), self.table.item(row, 1)
+        return entry_is_secret(name.text().strip() if name else "", str(value.data(VALUE_ROLE) or "") if value else "")
+
+    def refresh_row(self, row: int) -> None:
+        """Show `row`'s value, or the mask while it is secret and not revealed."""
+        item = self.table.item(row, 1)
+        if item is None:
+            return
+        value = str(item.data(VALUE_ROLE) or "")
+        shown = MASK if value and not self.revealed() and self.is_secret(row) else value
+        if item.text() != shown:
+            item.setText(shown)
 
     def set_rows(self, rows: dict[str, str]) -> None:
         self.table.setRowCount(0)
@@ -101,15 +120,15 @@ class SecretTable(QWidget):
         row = self.table.rowCount()
         self.table.insertRow(row)
         self.table.setItem(row, 0, QTableWidgetItem(name))
-        item = QTableWidgetItem(self.shown(value))
+        item = QTableWidgetItem()
         item.setData(VALUE_ROLE, value)
         self.table.setItem(row, 1, item)
+        self.refresh_row(row)
         return row
 
     def set_value(self, row: int, value: str) -> None:
-        item = self._item(row, 1)
-        item.setData(VALUE_ROLE, value)
-        item.setText(self.shown(value))
+        self._item(row, 1).setData(VALUE_ROLE, value)
+        self.refresh_row(row)
 
     def displayed(self, row: int) -> str:
         """What the table shows in the value cell of `row`."""
@@ -150,9 +169,11 @@ class SecretTable(QWidget):
 
     def _refresh(self) -> None:
         for row in range(self.table.rowCount()):
-            item = self.table.item(row, 1)
-            if item is not None:
-                item.setText(self.shown(str(item.data(VALUE_ROLE) or "")))
+            self.refresh_row(row)
+
+    def _item_changed(self, item: QTableWidgetItem) -> None:
+        if item.column() == 0:
+            self.refresh_row(item.row())
 
     def _add_clicked(self) -> None:
         row = self.add_row()
@@ -163,3 +184,47 @@ class SecretTable(QWidget):
         rows = sorted({index.row() for index in self.table.selectedIndexes()}, reverse=True)
         for row in rows or ([self.table.currentRow()] if self.table.currentRow() >= 0 else []):
             self.table.removeRow(row)
+
+
+class MaskedText(QWidget):
+    """A text field (`QLineEdit` or `QPlainTextEdit`) shown with its secrets masked by `mask` until
+    "Reveal". Masked, it is read-only: text typed over a mask could not be told from the secret."""
+
+    def __init__(self, field: QLineEdit | QPlainTextEdit, mask: Callable[[str], str], what: str) -> None:
+        super().__init__()
+        self.field = field
+        self._mask = mask
+        self._hidden: str | None = None  # the real text while the field shows it masked
+        self.reveal = QCheckBox(f"Reveal {what}")
+        self.reveal.hide()  # shown only when there is something to reveal
+        self.reveal.toggled.connect(lambda: self.set_text(self.text()))
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.reveal)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(field)
+        layout.addLayout(row)
+
+    def text(self) -> str:
+        """The real text, masked or not."""
+        if self._hidden is not None:
+            return self._hidden
+        field = self.field
+        return field.text() if isinstance(field, QLineEdit) else field.toPlainText()
+
+    def masked(self) -> bool:
+        return self._hidden is not None
+
+    def set_text(self, text: str) -> None:
+        shown = self._mask(text)
+        secret = shown != text
+        self.reveal.setVisible(secret)
+        hide = secret and not self.reveal.isChecked()
+        self._hidden = text if hide else None
+        self.field.setReadOnly(hide)
+        self.field.setToolTip('Holds a secret: check "Reveal" to see or edit it' if hide else "")
+        if isinstance(self.field, QLineEdit):
+            self.field.setText(shown if hide else text)
+        else:
+            self.field.setPlainText(shown if hide else text)

@@ -5,7 +5,6 @@ Downstream with a new log: the pane re-attaches)."""
 
 from __future__ import annotations
 
-import shlex
 import time
 
 from PySide6.QtCore import Qt, QTimer
@@ -21,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from mcpmanager.core.catalogue.offerings import ServerOffers
-from mcpmanager.core.config.servers import StdioServerConfig
+from mcpmanager.core.config.servers import shown_command
 from mcpmanager.core.engine.engine import Engine
 from mcpmanager.core.supervisor.downstream import Downstream
 from mcpmanager.core.supervisor.lifecycle import State
@@ -32,10 +31,8 @@ from mcpmanager.gui.servers_model import state_text
 
 
 def command_line(downstream: Downstream) -> str:
-    config = downstream.config
-    if isinstance(config, StdioServerConfig):
-        return shlex.join([config.command, *config.args])
-    return f"{config.transport.upper()} {config.url}"
+    """Its command line, secrets masked (`--api-key ***`): the window is often on a shared screen."""
+    return shown_command(downstream.config)
 
 
 def uptime(since: float | None, now: float) -> str:

@@ -1,7 +1,10 @@
 """The server editor: a window (non-modal) to add, edit or duplicate one server, or to add several at
 once from pasted client JSON. Everything is checked here first, with the reason next to the form;
 then `Control.put_server` saves and applies it, and a change it refuses keeps the window open with
-its message. Environment values and HTTP headers often hold tokens: they are masked until revealed.
+its message. Secrets are masked until revealed, by the core's one rule: the values of secret
+environment variables and headers (harmless ones, such as LANG or PATH, are shown), and secrets in
+the arguments (`--api-key sk_live_…`) and the URL (`user:password@`, `?token=`), which stay
+read-only while masked.
 """
 
 from __future__ import annotations
@@ -30,10 +33,11 @@ from shiboken6 import isValid
 
 from mcpmanager.core.config.names import SERVER_NAME, free_name
 from mcpmanager.core.config.pasted import SnippetError, parse_snippet
+from mcpmanager.core.config.secrets import Masker, argument_secrets, mask, mask_arguments
 from mcpmanager.core.config.servers import HttpServerConfig, HttpTransport, ServerConfig, StdioServerConfig
 from mcpmanager.core.engine.control import ControlError
 from mcpmanager.gui.context import GuiContext
-from mcpmanager.gui.secret_table import SecretTable
+from mcpmanager.gui.secret_table import MaskedText, SecretTable
 
 KINDS = [("stdio", "Local command (stdio)"), ("http", "Streamable HTTP"), ("sse", "SSE (legacy HTTP)")]
 _ENV_NAME = re.compile(r"^[^=\s]+$")
@@ -123,12 +127,14 @@ class ServerEditor(QWidget):
         self.args = QPlainTextEdit()
         self.args.setPlaceholderText("One argument per line, e.g.\n-y\n@modelcontextprotocol/server-github")
         self.args.setMaximumHeight(110)
+        self.args_box = MaskedText(self.args, _masked_arguments, "arguments")
         self.env = SecretTable("env", "Variable")
         self.cwd = QLineEdit()
         self.cwd.setPlaceholderText("(optional) the folder the command runs in")
 
         self.url = QLineEdit()
         self.url.setPlaceholderText("https://example.com/mcp")
+        self.url_box = MaskedText(self.url, mask, "URL")
         self.headers = SecretTable("headers", "Header")
 
         self.disabled = QCheckBox("Disabled (kept in the config, not started)")
@@ -157,10 +163,10 @@ class ServerEditor(QWidget):
         self.form.addRow("Name", self.name)
         self.form.addRow("Type", self.kind)
         self.form.addRow("Command", self.command_row)
-        self.form.addRow("Arguments", self.args)
+        self.form.addRow("Arguments", self.args_box)
         self.form.addRow("Environment", self.env)
         self.form.addRow("Working folder", self.cwd)
-        self.form.addRow("URL", self.url)
+        self.form.addRow("URL", self.url_box)
         self.form.addRow("Headers", self.headers)
         self.form.addRow("", self.disabled)
         self.form.addRow("Start timeout", self.start_timeout)
@@ -192,12 +198,12 @@ class ServerEditor(QWidget):
             # An argument that is empty or spans lines cannot be shown one per line: while the text is
             # left as loaded, the arguments are saved exactly as they were.
             self._loaded_args = (text, list(server.args))
-            self.args.setPlainText(text)
+            self.args_box.set_text(text)
             self.env.set_rows(server.env)
             self.cwd.setText(server.cwd or "")
         else:
             self.kind.setCurrentIndex(1 if server.transport == "http" else 2)
-            self.url.setText(server.url)
+            self.url_box.set_text(server.url)
             self.headers.set_rows(server.headers)
         self.disabled.setChecked(server.disabled)
         self.start_timeout.setValue(server.start_timeout or 0)
@@ -207,9 +213,9 @@ class ServerEditor(QWidget):
 
     def _kind_changed(self) -> None:
         stdio = self.kind_key() == "stdio"
-        for widget in (self.command_row, self.args, self.env, self.cwd):
+        for widget in (self.command_row, self.args_box, self.env, self.cwd):
             self.form.setRowVisible(widget, stdio)
-        for widget in (self.url, self.headers):
+        for widget in (self.url_box, self.headers):
             self.form.setRowVisible(widget, not stdio)
 
     def validate(self) -> ServerConfig | None:
@@ -237,7 +243,7 @@ class ServerEditor(QWidget):
                     name, command, self._args(), env, self.cwd.text().strip() or None, disabled, timeout
                 )
         else:
-            url = self.url.text().strip()
+            url = self.url_box.text().strip()
             bad_url = not re.match(r"^https?://[^\s/?#]+", url, re.IGNORECASE)
             if not url:
                 errors.append("URL: required")
@@ -254,7 +260,7 @@ class ServerEditor(QWidget):
         return server
 
     def _args(self) -> list[str]:
-        text = self.args.toPlainText()
+        text = self.args_box.text()
         if text == self._loaded_args[0]:
             return list(self._loaded_args[1])
         return [line.strip() for line in text.splitlines() if line.strip()]
@@ -380,6 +386,15 @@ class ServerEditor(QWidget):
         dialog.fileSelected.connect(self.command.setText)
         self._dialog = dialog
         dialog.open()  # non-modal: a nested event loop would stall the engine (qasync)
+
+
+def _masked_arguments(text: str) -> str:
+    """The arguments field (one a line) with its secrets masked: the one after `--api-key`, and
+    secrets of the rule anywhere (`--token=…`, `KEY=…`, a URL's password)."""
+    lines = text.split("\n")
+    stripped = [line.strip() for line in lines]
+    masked = mask_arguments(stripped, Masker(argument_secrets(stripped)))
+    return "\n".join(line if new == old else new for line, old, new in zip(lines, stripped, masked, strict=True))
 
 
 def copy_name(name: str, taken: Collection[str]) -> str:

@@ -210,6 +210,74 @@ async def test_env_and_header_values_are_masked_until_revealed(tmp_path: Path, q
         assert remote.headers.displayed(0) == "Bearer x"
 
 
+async def test_harmless_values_are_shown_and_a_renamed_row_follows_its_name(
+    tmp_path: Path, qtbot: QtBot, owner: QWidget
+) -> None:
+    env = {
+        "LANG": "C.UTF-8",
+        "DATA_DIR": "/srv/data",
+        "STRIPE_SECRET_KEY": "fake-stripe-secret",
+        "GH": "ghp_" + "F" * 36,
+    }
+    async with gui_context(tmp_path, {"alpha": fixture("--name", "alpha", env=env, disabled=True)}) as ctx:
+        editor, _ = open_editor(ctx, owner, ctx.engine.config.servers["alpha"])
+        table = editor.env.table
+        # By name (STRIPE_SECRET_KEY) or by shape (a GitHub token under a name that says nothing).
+        assert [editor.env.displayed(row) for row in range(4)] == ["C.UTF-8", "/srv/data", MASK, MASK]
+        row = editor.env.add_row("LOG_LEVEL", "debug-verbose")
+        assert editor.env.displayed(row) == "debug-verbose"
+        cell(table, row, 0).setText("LOG_TOKEN")  # renamed into a secret: masked at once
+        assert editor.env.displayed(row) == MASK
+        cell(table, row, 0).setText("LOG_LEVEL")
+        assert editor.env.displayed(row) == "debug-verbose"
+        # A harmless row is edited in the clear.
+        table.editItem(cell(table, 0, 1))
+        line = table.findChild(QLineEdit)
+        assert isinstance(line, QLineEdit) and line.echoMode() == QLineEdit.EchoMode.Normal
+
+
+async def test_secret_arguments_and_url_are_masked_and_read_only_until_revealed(
+    tmp_path: Path, qtbot: QtBot, owner: QWidget
+) -> None:
+    key = "sk_live_" + "F" * 24
+    args = ["-y", "@stripe/mcp", "--tools=all", "--api-key", key, "--token=fake-opaque-token", "--port", "8080"]
+    servers = {
+        "stripe": {"command": "npx", "args": args, "disabled": True},
+        "remote": {"type": "http", "url": "https://me:fake-url-password@example.invalid/mcp?lang=en", "disabled": True},
+        "plain": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"], "disabled": True},
+    }
+    async with gui_context(tmp_path, servers) as ctx:
+        before = on_disk(ctx)
+        editor, saved = open_editor(ctx, owner, ctx.engine.config.servers["stripe"])
+        shown = "-y\n@stripe/mcp\n--tools=all\n--api-key\n***\n--token=***\n--port\n8080"
+        assert editor.args.toPlainText() == shown
+        assert editor.args.isReadOnly() and editor.args_box.reveal.isVisible()
+        editor.args_box.reveal.setChecked(True)
+        assert editor.args.toPlainText() == "\n".join(args) and not editor.args.isReadOnly()
+        editor.args_box.reveal.setChecked(False)
+        assert editor.args.toPlainText() == shown and editor.args.isReadOnly()
+        click(qtbot, editor.save_button)  # saved while masked: the real arguments, unchanged
+        await until(lambda: saved == ["stripe"])
+        assert on_disk(ctx) == before
+        # A change made once revealed is saved, and masked again when the editor shows it.
+        editor, saved = open_editor(ctx, owner, ctx.engine.config.servers["stripe"])
+        editor.args_box.reveal.setChecked(True)
+        editor.args.setPlainText(editor.args.toPlainText().replace("8080", "9090"))
+        editor.args_box.reveal.setChecked(False)
+        assert editor.args.toPlainText() == shown.replace("8080", "9090")
+        click(qtbot, editor.save_button)
+        await until(lambda: saved == ["stripe"])
+        assert on_disk(ctx)["mcpServers"]["stripe"]["args"] == [*args[:-1], "9090"]
+        # A URL's password likewise; arguments without a secret are plain and editable.
+        remote, _ = open_editor(ctx, owner, ctx.engine.config.servers["remote"])
+        assert remote.url.text() == "https://me:***@example.invalid/mcp?lang=en" and remote.url.isReadOnly()
+        remote.url_box.reveal.setChecked(True)
+        assert remote.url.text() == "https://me:fake-url-password@example.invalid/mcp?lang=en"
+        plain, _ = open_editor(ctx, owner, ctx.engine.config.servers["plain"])
+        assert plain.args.toPlainText() == "-y\n@modelcontextprotocol/server-everything"
+        assert not plain.args.isReadOnly() and not plain.args_box.reveal.isVisible()
+
+
 def paste(qtbot: QtBot, editor: ServerEditor, text: str) -> None:
     if not editor.paste_button.isChecked():
         click(qtbot, editor.paste_button)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
-from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -13,6 +12,7 @@ from typing import Any, Literal
 from mcpmanager.core.clients.client_file import decode
 from mcpmanager.core.clients.json_edit import JsonText
 from mcpmanager.core.config.modes import Mode
+from mcpmanager.core.config.secrets import Masker, config_secrets
 
 Layout = Literal["mcpServers", "vscode", "claude-code"]
 
@@ -50,12 +50,12 @@ class Change:
         return self.before != self.after
 
     def diff(self) -> str:
-        """A unified diff of the file, secrets (env and header values) masked."""
+        """A unified diff of the file, its servers' secrets masked (`core/config/secrets.py`)."""
         old, new = (decode(data, self.target.path) if data else "" for data in (self.before, self.after))
         where = str(self.target.path)
         lines = difflib.unified_diff(old.splitlines(), new.splitlines(), where, f"{where} ({self.action})", lineterm="")
-        secrets = sorted(_secrets(old) | _secrets(new), key=len, reverse=True)
-        return "\n".join(_mask(line, secrets) for line in lines)
+        mask = Masker(_secrets(old) | _secrets(new))
+        return "\n".join(mask(line) for line in lines)
 
 
 @dataclass(frozen=True)
@@ -71,35 +71,33 @@ class TargetState:
 
 
 def _secrets(text: str) -> set[str]:
-    """Values of `env` and `headers` anywhere in the document, and `--…key/token…=` arguments."""
+    """The secrets of every server entry anywhere in the document (its env, headers, args, url)."""
     found: set[str] = set()
     try:
         doc = JsonText(text, "  ").value() if text.strip() else {}
     except json.JSONDecodeError:
         return found
 
+    def strings(value: Any) -> dict[str, str]:
+        return {k: v for k, v in value.items() if isinstance(v, str)} if isinstance(value, Mapping) else {}
+
     def walk(value: Any) -> None:
         if isinstance(value, dict):
-            for key, item in value.items():
-                if key in ("env", "headers") and isinstance(item, dict):
-                    found.update(v for v in item.values() if isinstance(v, str) and len(v) >= 6)
+            args = value.get("args")
+            url = value.get("url")
+            found.update(
+                config_secrets(
+                    env=strings(value.get("env")),
+                    headers=strings(value.get("headers")),
+                    args=[a for a in args if isinstance(a, str)] if isinstance(args, list) else [],
+                    url=url if isinstance(url, str) else None,
+                )
+            )
+            for item in value.values():
                 walk(item)
         elif isinstance(value, list):
             for item in value:
-                match = (
-                    re.match(r"--?[\w-]*(?:key|token|secret|password)[\w-]*=(.{6,})", item)
-                    if isinstance(item, str)
-                    else None
-                )
-                if match:
-                    found.add(match.group(1))
                 walk(item)
 
     walk(doc)
     return found
-
-
-def _mask(line: str, secrets: Sequence[str]) -> str:
-    for secret in secrets:
-        line = line.replace(secret, "***").replace(json.dumps(secret)[1:-1], "***")
-    return line

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
+
+from mcpmanager.core.config.secrets import MASK, Masker, config_secrets, mask_arguments
 
 HttpTransport = Literal["http", "sse"]
 
@@ -45,7 +48,30 @@ ServerConfig: TypeAlias = StdioServerConfig | HttpServerConfig
 
 
 def secret_values(server: ServerConfig) -> list[str]:
-    """What a log, a pane or an error must never show: environment and header values."""
+    """What a log, a pane or an error must never show, by the one rule (`secrets.py`): values of env
+    variables and headers named as secrets, secrets among the arguments and in the URL."""
     if isinstance(server, StdioServerConfig):
-        return list(server.env.values())
-    return list(server.headers.values())
+        found = config_secrets(env=server.env, args=server.args)
+    else:
+        found = config_secrets(headers=server.headers, url=server.url)
+    return sorted(found)
+
+
+def masker(server: ServerConfig) -> Masker:
+    """Masks `server`'s secrets in any text: its own values, and whatever has a secret's shape."""
+    return Masker(secret_values(server))
+
+
+def shown_command(server: ServerConfig) -> str:
+    """The server's command line (or its transport and URL) as the window shows it, secrets masked."""
+    if isinstance(server, HttpServerConfig):
+        return f"{server.transport.upper()} {masker(server)(server.url)}"
+    return " ".join(map(_shell_word, [server.command, *mask_arguments(server.args, masker(server))]))
+
+
+_STAND_IN = "MCPMANAGERMASK"  # shell-safe, so a mask alone does not make its argument need quotes
+
+
+def _shell_word(arg: str) -> str:
+    """`arg` quoted as a shell would need it, where "***" reads as a mask, not as a glob."""
+    return shlex.quote(arg.replace(MASK, _STAND_IN)).replace(_STAND_IN, MASK)

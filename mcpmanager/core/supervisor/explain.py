@@ -1,5 +1,8 @@
 """Why a server failed, in one line a person (or a model) can act on: how it exited, the protocol
-error, and the last thing it wrote to stderr."""
+error, and the last thing it wrote to stderr.
+
+These texts go to clients, `status` and the window: each is masked by the server's log (its stderr
+lines are already; an exception's text, such as a URL an HTTP library quotes, is not)."""
 
 from __future__ import annotations
 
@@ -17,12 +20,12 @@ def exit_reason(process: ChildProcess, log: StderrLog, when: str = "") -> str:
     last = log.tail(1, stderr_only=True)
     if last and not last[0].startswith(_OURS):
         reason += f" — {last[0]}"
-    return reason
+    return log.mask(reason)
 
 
 def with_stderr(log: StderrLog, reason: str) -> str:
     last = [line for line in log.tail(5, stderr_only=True) if not line.startswith(_OURS)]
-    return f"{reason} — {last[-1]}" if last else reason
+    return log.mask(f"{reason} — {last[-1]}" if last else reason)
 
 
 def explain(exc: BaseException, process: ChildProcess | None, log: StderrLog, was_ready: bool) -> str:
@@ -42,7 +45,7 @@ def unavailable_text(name: str, status: Status, log: StderrLog, detail: str | No
     if tail:
         lines.append("Last stderr lines:")
         lines.extend(f"  {line}" for line in tail)
-    return "\n".join(lines)
+    return log.mask("\n".join(lines))
 
 
 def leaf(exc: BaseException) -> BaseException:
