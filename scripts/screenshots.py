@@ -1,11 +1,17 @@
 """Take the README's screenshots of the real app on a virtual X screen (Xvfb), the way a user sees it.
 
-    scripts/screenshots.sh            (starts Xvfb, runs this, writes docs/screenshots/*.png)
+    scripts/screenshots.sh [SCENE...]   (starts Xvfb, runs each scene, writes docs/screenshots/*.png)
 
-Runs the same `Manager` as the `mcpmanager` command, on a config with servers in every state: the
-bundled demo servers and real published ones (ready, green), one that crashes at start with a message
-on stderr (red), one still starting (amber), one stopped and one disabled (grey). Then it uses the
-pages as a user would (select, toggle, type) and captures the screen with ImageMagick's `import`.
+Each scene runs the same `Manager` as the `mcpmanager` command on a config of its own, uses the pages
+as a user would (select, toggle, type) and captures the screen with ImageMagick's `import`:
+
+- `tour`: servers in every state: the bundled demo servers and real published ones (ready, green),
+  one that crashes at start with a message on stderr (red), one still starting (amber), one stopped
+  and one disabled (grey); every page at 1280×800.
+- `failing-start`: the window as it opens, at its default size, on twelve working servers and, last,
+  one whose command does not exist: the Servers page untouched (it shows the failing server by
+  itself), then a tool's detail in the catalogue.
+
 Needs .cache/published (scripts/install-published-servers.sh) for the published servers.
 """
 
@@ -42,6 +48,7 @@ CRASHING = (
 
 
 def make_config(home: Path) -> Path:
+    """The tour's config: servers in every state."""
     demo = demo_config(Paths.resolve(env={"MCPMANAGER_HOME": str(home)})).document["mcpServers"]
     published = json.loads(PUBLISHED.read_text())["mcpServers"]
     servers = {
@@ -58,6 +65,24 @@ def make_config(home: Path) -> Path:
     config = home / "config.json"
     document = {"mcpServers": servers, "supervisor": {"crashLimit": 3, "backoffInitial": 0.5}}
     config.write_text(json.dumps(document, indent=2))
+    return config
+
+
+WORKING = ("everything", "filesystem", "memory", "github", "desktop-commander", "time", "git", "fetch")
+
+
+def make_failing_config(home: Path) -> Path:
+    """Twelve working servers, then one whose command is not installed: below the fold at start."""
+    demo = demo_config(Paths.resolve(env={"MCPMANAGER_HOME": str(home)})).document["mcpServers"]
+    published = json.loads(PUBLISHED.read_text())["mcpServers"]
+    servers = {
+        **demo,
+        **{name: published[name] for name in WORKING},
+        **{name: {"command": sys.executable, "args": [str(FIXTURE), "--name", name]} for name in ("jira", "sentry")},
+        "weather": {"command": "weather-mcp", "args": ["--units", "metric"]},
+    }
+    config = home / "config.json"
+    config.write_text(json.dumps({"mcpServers": servers}, indent=2))
     return config
 
 
@@ -172,7 +197,39 @@ async def drive(manager: Manager) -> None:
         manager.quit.set()
 
 
-def main() -> int:
+async def drive_failing_start(manager: Manager) -> None:
+    try:
+        await manager.started.wait()
+        window, ctx = manager.window, manager.ctx
+        assert window is not None and ctx is not None
+        window.move(0, 0)  # at the size it opens with: no resize
+        engine = ctx.engine
+        working = [name for name in engine.config.servers if name != "weather"]
+        for _ in range(600):
+            states = {name: d.status.state for name, d in engine.downstreams.items()}
+            if all(states[n] is State.READY for n in working) and states["weather"] is State.FAILED:
+                break
+            await asyncio.sleep(0.1)
+        await settle(1.5)
+        await capture("failing-server.png", window)
+
+        window.show_page(window.catalogue)
+        await settle()
+        window.catalogue.select_key("git:git_log")  # long lines in its schema
+        await settle()
+        await capture("catalogue-detail.png", window)
+    finally:
+        manager.quit.set()
+
+
+SCENES = {"tour": (make_config, drive), "failing-start": (make_failing_config, drive_failing_start)}
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1 or argv[0] not in SCENES:
+        print(f"usage: screenshots.py SCENE, one of: {', '.join(SCENES)} (got {argv})", file=sys.stderr)
+        return 2
+    make, driving = SCENES[argv[0]]
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
     app.setQuitOnLastWindowClosed(False)
@@ -181,12 +238,12 @@ def main() -> int:
         user = home / "user"
         shutil.copytree(CLIENT_CONFIGS, user)
         os.environ["HOME"] = str(user)  # the Clients page looks for client configs under HOME
-        paths = Paths.resolve(config_file=make_config(home), env={"MCPMANAGER_HOME": str(home)})
+        paths = Paths.resolve(config_file=make(home), env={"MCPMANAGER_HOME": str(home)})
         funnel = ErrorFunnel()
         manager = Manager(paths, funnel)
 
         async def run() -> None:
-            driver = spawn(drive(manager), name="screenshots")
+            driver = spawn(driving(manager), name="screenshots")
             await manager.run()
             await driver
 
@@ -197,4 +254,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

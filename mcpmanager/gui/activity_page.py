@@ -1,10 +1,11 @@
 """The Activity page: a live table of the calls through the proxy, and "make alias" on a name that
 needed repair or that nothing answered.
 
-Making an alias changes the config file through `Control` (in the background, never a nested event
-loop); the engine applies it, and the next call with that name resolves with how "alias". For an
-unknown name a non-modal chooser asks which tool was meant: the resolver's candidates first, then
-the whole catalogue.
+A non-modal chooser always asks which tool the name meant before anything is saved: a repair is a
+guess, and an alias makes it permanent. A repaired name's tool comes first and preselected; an unknown
+name's come the resolver's candidates; then the whole catalogue. Making the alias changes the config
+file through `Control` (in the background, never a nested event loop); the engine applies it, and the
+next call with that name resolves with how "alias".
 """
 
 from __future__ import annotations
@@ -57,12 +58,17 @@ class Candidates:
     withheld: str | None = None  # the key of a closest tool the resolver refused to guess: never preselected
 
 
-def candidates(ctx: GuiContext, called: str) -> Candidates:
+def candidates(ctx: GuiContext, called: str, resolved: CallRecord | None = None) -> Candidates:
+    """The tools `called` may mean, best first; `resolved`: the call whose repair gave it a tool."""
     resolution = ctx.engine.router.resolver.resolve(called)
     tools = ctx.engine.catalogue.tools()
     by_exposed = {t.exposed: t for t in tools}
     first: dict[str, CatalogueTool] = {}
     notes: dict[str, str] = {}
+    if resolved is not None and resolved.server and resolved.tool:
+        tool = ctx.engine.catalogue.find(resolved.server, resolved.tool)
+        if tool is not None:
+            first[tool.key], notes[tool.key] = tool, f"what it resolved to ({resolved.how})"
     for tool in resolution.ambiguous:
         first[tool.key], notes[tool.key] = tool, "one of the tools this name may mean"
     withheld = resolution.withheld
@@ -182,7 +188,9 @@ class ActivityPage(QWidget):
         self.proxy.modelReset.connect(self._selection_changed)
 
         self.alias_button = QPushButton("Make alias…")
-        self.alias_button.setToolTip("Make the name as called an alias of the tool it resolved to (or one you choose)")
+        self.alias_button.setToolTip(
+            "Make the name as called an alias of a tool you choose (the one it resolved to first)"
+        )
         self.alias_button.clicked.connect(lambda: self.make_alias())
         self.clear_button = QPushButton("Clear view")
         self.clear_button.setToolTip("Empty this table (the engine's activity log is kept)")
@@ -213,6 +221,10 @@ class ActivityPage(QWidget):
         bar.valueChanged.connect(self._scrolled)
         bar.rangeChanged.connect(self._range_changed)
         self._selection_changed()
+
+    def search_field(self) -> QLineEdit:
+        """Where the window's Ctrl+F goes on this page."""
+        return self.filter
 
     def _scrolled(self, value: int) -> None:
         self.follow = value >= self.view.verticalScrollBar().maximum() - _FOLLOW_SLACK
@@ -264,14 +276,11 @@ class ActivityPage(QWidget):
     # Make alias -------------------------------------------------------------------------------------
 
     def make_alias(self, record: CallRecord | None = None) -> None:
-        """Alias the called name to the tool it resolved to; for an unknown name, ask which tool."""
+        """Ask which tool the called name meant (the one it resolved to first), then alias it."""
         record = record or self.selected_record()
         if record is None or not can_make_alias(record):
             return
-        if record.outcome != "unknown" and record.server and record.tool:
-            self.alias_to(f"{record.server}:{record.tool}", record.called)
-            return
-        offered = candidates(self.ctx, record.called)
+        offered = candidates(self.ctx, record.called, record if record.outcome != "unknown" else None)
         if self.chooser is not None:
             self.chooser.close()
         self.chooser = AliasChooser(record.called, offered, self)

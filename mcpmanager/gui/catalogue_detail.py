@@ -259,7 +259,6 @@ class ToolDetail(QWidget):
         template_head.addWidget(heading("Call template (call_tool)"), 1)
         template_head.addWidget(self.copy)
         call = QVBoxLayout()
-        call.addLayout(template_head)
         call.addWidget(self.template)
         call.addWidget(self.optional)
         call.addWidget(heading("Input schema"))
@@ -268,7 +267,7 @@ class ToolDetail(QWidget):
 
         self.body = QSplitter(Qt.Orientation.Horizontal)
         self.body.addWidget(scrolling(about))
-        self.body.addWidget(scrolling(call))
+        self.body.addWidget(scrolling(call, head=template_head))
         self.body.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -350,14 +349,27 @@ def plain_label(*, selectable: bool = False, mono: bool = False) -> QLabel:
     return label
 
 
-def scrolling(layout: QVBoxLayout) -> QScrollArea:
+def scrolling(layout: QVBoxLayout, head: QHBoxLayout | None = None) -> QWidget:
+    """`layout` in a scroll area, under `head` (a heading and its buttons), which stays in sight: the
+    content may be wider than the pane (a schema's long lines) and scroll sideways, its buttons never."""
     inner = QWidget()
     inner.setLayout(layout)
     area = QScrollArea()
     area.setWidgetResizable(True)
     area.setFrameShape(QFrame.Shape.NoFrame)
     area.setWidget(inner)
-    return area
+    if head is None:
+        return area
+    margins = layout.contentsMargins()  # the style's, now that the layout is on a widget
+    head.setContentsMargins(margins.left(), margins.top(), margins.right(), 0)
+    layout.setContentsMargins(margins.left(), 0, margins.right(), margins.bottom())  # one gap under the head
+    pane = QWidget()
+    column = QVBoxLayout(pane)
+    column.setContentsMargins(0, 0, 0, 0)
+    column.setSpacing(layout.spacing())
+    column.addLayout(head)
+    column.addWidget(area, 1)
+    return pane
 
 
 def heading(text: str) -> QLabel:

@@ -104,7 +104,6 @@ class OfferDetail(QWidget):
         request_head.addWidget(self.request_heading, 1)
         request_head.addWidget(self.copy)
         how = QVBoxLayout()
-        how.addLayout(request_head)
         how.addWidget(self.request)
         how.addWidget(heading("As the server listed it"))
         how.addWidget(self.listed)
@@ -112,7 +111,7 @@ class OfferDetail(QWidget):
 
         body = QSplitter(Qt.Orientation.Horizontal)
         body.addWidget(scrolling(about))
-        body.addWidget(scrolling(how))
+        body.addWidget(scrolling(how, head=request_head))
         body.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

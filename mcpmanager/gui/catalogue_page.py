@@ -2,10 +2,10 @@
 table, filtered as the user types and by kind, and the selected row's detail below it (a tool's
 schema, annotations, call template and aliases; a prompt's arguments; a resource's URI).
 
-Keyboard first: Ctrl+F (or just typing into the field) filters, Down moves into the table, Space
-toggles the current checkbox, Esc clears the filter, Alt+A/T/P/R show all, tools, prompts or
-resources. Nothing here decides or saves by itself: changes go through the model to `Control`, and
-failures reach the error bar through `GuiContext.run`.
+Keyboard first: Ctrl+F (the window's, see `main_window`) or just typing into the field filters,
+Down moves into the table, Space toggles the current checkbox, Esc clears the filter, Alt+A/T/P/R
+show all, tools, prompts or resources. Nothing here decides or saves by itself: changes go through
+the model to `Control`, and failures reach the error bar through `GuiContext.run`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import partial
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer
-from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
@@ -125,9 +125,6 @@ class CataloguePage(QWidget):
         layout.addLayout(top)
         layout.addWidget(splitter, 1)
 
-        find = QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self)
-        find.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        find.activated.connect(self._focus_filter)
         self.model.modelReset.connect(self._reloaded)
         self.model.dataChanged.connect(self._changed)
         for signal in (self.rows.layoutChanged, self.rows.modelReset, self.rows.rowsInserted, self.rows.rowsRemoved):
@@ -197,6 +194,10 @@ class CataloguePage(QWidget):
             self._after_filter()
         self._update_count()
 
+    def search_field(self) -> QLineEdit:
+        """Where the window's Ctrl+F goes on this page."""
+        return self.filter
+
     def set_filter(self, text: str) -> None:
         """Type `text` into the filter field and filter at once."""
         self.filter.setText(text)
@@ -216,10 +217,6 @@ class CataloguePage(QWidget):
             self.table.scrollTo(self.table.currentIndex())
         else:
             self.table.scrollToTop()
-
-    def _focus_filter(self) -> None:
-        self.filter.setFocus(Qt.FocusReason.ShortcutFocusReason)
-        self.filter.selectAll()
 
     def _update_count(self) -> None:
         counts = self.model.kind_counts()

@@ -1,10 +1,15 @@
 """The first run: mcpmanager shows its bundled demo servers at once (so a new user sees everything
 work without installing anything) and offers to bring in the servers their clients already have
 (Claude Desktop, Cursor, VS Code, Claude Code), or to keep the demo. Either way a config file is
-written and the banner goes; it is not shown again once a config exists."""
+written and the banner goes; it is not shown again once a config exists.
+
+Any other change saves the config too (Servers › Add…, a tool toggled, an alias): the demo servers
+are then in the user's file beside it. The banner says so instead of "nothing is saved", and offers
+only what is still to choose: importing (beside what is there now) or closing it."""
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
@@ -28,9 +33,11 @@ class FirstRunBanner(QFrame):
         layout.setContentsMargins(12, 8, 12, 8)
         layout.addWidget(self.message)
         layout.addLayout(self.row)
+        self.demo_servers = list(ctx.engine.config.servers)  # what runs before anything is saved
         if not ctx.demo:
             self.hide()
             return
+        ctx.signals.serversChanged.connect(self._config_applied)
         self.found = [c for c in find_client_configs(home or Path.home()) if c.servers]
         servers = ", ".join(ctx.engine.config.servers)
         text = (
@@ -52,10 +59,10 @@ class FirstRunBanner(QFrame):
             button.clicked.connect(lambda _=False, c=client: self.import_from(c))
             self.row.addWidget(button)
             self.buttons.append(button)
-        keep = QPushButton("Keep the demo servers")
-        keep.clicked.connect(self.keep_demo)
-        self.row.addWidget(keep)
-        self.buttons.append(keep)
+        self.keep = QPushButton("Keep the demo servers")
+        self.keep.clicked.connect(self.keep_demo)
+        self.row.addWidget(self.keep)
+        self.buttons.append(self.keep)
         self.row.addStretch(1)
 
     def import_from(self, client: ClientConfig) -> None:
@@ -71,6 +78,30 @@ class FirstRunBanner(QFrame):
             self._done("demo servers kept")
 
         self.ctx.run(change(), "keep the demo servers")
+
+    def _config_applied(self) -> None:
+        """A change made elsewhere saved the config file: say what is in it now."""
+        if not self.ctx.demo or not self.ctx.control.path.exists():
+            return  # still nothing saved, or the banner's own choice (it closes the banner itself)
+        self.ctx.demo = False
+        kept = [name for name in self.demo_servers if name in self.ctx.engine.config.servers]
+        text = f"<b>Saved.</b> Your change is in {html.escape(str(self.ctx.control.path))}"
+        if kept:
+            text += (
+                f", and the demo servers ({html.escape(', '.join(kept))}) are in it too: remove them on the "
+                "Servers page when you no longer want them."
+            )
+        else:
+            text += "."
+        if self.found:
+            text += " Your clients' servers can still be imported beside what is there."
+        self.message.setText(text)
+        self.keep.hide()  # kept already
+        self.buttons.remove(self.keep)
+        close = QPushButton("Close")
+        close.clicked.connect(lambda: self._done("closed after a change saved the config"))
+        self.row.insertWidget(len(self.buttons), close)
+        self.buttons.append(close)
 
     def _done(self, what: str) -> None:
         self.ctx.demo = False

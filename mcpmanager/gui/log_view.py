@@ -170,13 +170,15 @@ class LogView(QWidget):
         layout.addLayout(bar)
         layout.addWidget(editor, 1)
 
-        context = Qt.ShortcutContext.WidgetWithChildrenShortcut  # only while the pane has focus
+        # Only while the pane has focus. Ctrl+F is the window's (`main_window`): it must reach this field
+        # from outside the pane too, and two Ctrl+F shortcuts in one window would cancel each other.
+        # setContext, not the constructor's `context=`, which PySide6 ignores (window-wide).
         for keys, slot in (
-            (QKeySequence.StandardKey.Find, self._focus_find),
             (QKeySequence.StandardKey.FindNext, lambda: self.find_next(False)),
             (QKeySequence.StandardKey.FindPrevious, lambda: self.find_next(True)),
         ):
-            QShortcut(keys, self, slot, context=context)
+            shortcut = QShortcut(keys, self, slot)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
 
     def _button(self, text: str, tip: str) -> QToolButton:
         button = QToolButton()
@@ -342,10 +344,6 @@ class LogView(QWidget):
         return super().eventFilter(watched, event)
 
     # Actions --------------------------------------------------------------------------------------
-
-    def _focus_find(self) -> None:
-        self.find_field.setFocus(Qt.FocusReason.ShortcutFocusReason)
-        self.find_field.selectAll()
 
     def find_next(self, backward: bool = False) -> bool:
         """Select the next (or previous) match of the find field's text, wrapping around."""

@@ -1,15 +1,21 @@
 """The main window: pages on the left (servers, catalogue, try it, activity, clients), the error bar and the
 first-run banner on top, the status bar below. Closing it keeps the engine running in the tray
-(when the desktop has one); Quit stops every server."""
+(when the desktop has one); Quit stops every server.
+
+Ctrl+F belongs to the window, not to a page: choosing a page in the sidebar leaves the focus in the
+sidebar, outside every page, so a page's own shortcut would never hear it. The window sends it to the
+current page's search field (`Searchable`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol, runtime_checkable
 
-from PySide6.QtCore import QSize, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QMainWindow,
@@ -30,6 +36,13 @@ from mcpmanager.gui.first_run import FirstRunBanner
 from mcpmanager.gui.servers_page import ServersPage
 from mcpmanager.gui.status_bar import StatusBar
 from mcpmanager.gui.try_it_page import TryItPage
+
+
+@runtime_checkable
+class Searchable(Protocol):
+    """A page with a field to search or filter it: where Ctrl+F goes while the page is shown."""
+
+    def search_field(self) -> QLineEdit | None: ...
 
 
 class MainWindow(QMainWindow):
@@ -69,7 +82,12 @@ class MainWindow(QMainWindow):
             self.pages.addWidget(page)
             QListWidgetItem(title, self.nav)
         self.nav.currentRowChanged.connect(self.pages.setCurrentIndex)
+        self.find_action = QAction("&Find in this page", self)
+        self.find_action.setShortcut(QKeySequence.StandardKey.Find)
+        self.find_action.triggered.connect(self.find_in_page)
+        self.pages.currentChanged.connect(self._page_changed)
         self.nav.setCurrentRow(0)
+        self._page_changed()
 
         self.error_bar = ErrorBar(ctx.errors)
         ctx.signals.configRejected.connect(
@@ -97,6 +115,20 @@ class MainWindow(QMainWindow):
     def show_page(self, page: QWidget) -> None:
         self.nav.setCurrentRow(self.pages.indexOf(page))
 
+    def search_field(self) -> QLineEdit | None:
+        page = self.pages.currentWidget()
+        return page.search_field() if isinstance(page, Searchable) else None
+
+    def _page_changed(self, *_: int) -> None:
+        self.find_action.setEnabled(self.search_field() is not None)  # a page with nothing to search: off
+
+    def find_in_page(self) -> None:
+        """Ctrl+F: into the current page's search field, its text selected to be typed over."""
+        field = self.search_field()
+        if field is not None:
+            field.setFocus(Qt.FocusReason.ShortcutFocusReason)
+            field.selectAll()
+
     def _menus(self) -> None:
         file = self.menuBar().addMenu("&File")
         quit_action = QAction("&Quit (stop every server)", self)
@@ -109,6 +141,8 @@ class MainWindow(QMainWindow):
             action.setShortcut(QKeySequence(f"Ctrl+{row + 1}"))
             action.triggered.connect(lambda _=False, r=row: self.nav.setCurrentRow(r))
             view.addAction(action)
+        view.addSeparator()
+        view.addAction(self.find_action)
         help_menu = self.menuBar().addMenu("&Help")
         about = QAction(f"&About mcpmanager {__version__}…", self)
         about.setMenuRole(QAction.MenuRole.AboutRole)

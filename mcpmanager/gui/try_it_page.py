@@ -206,6 +206,10 @@ class TryItPage(QWidget):
         layout.addWidget(note)
         ctx.signals.catalogueChanged.connect(self._catalogue_changed)
 
+    def search_field(self) -> QLineEdit:
+        """Where the window's Ctrl+F goes on this page: the query."""
+        return self.query
+
     # Search ---------------------------------------------------------------------------------------
 
     def _search_part(self) -> QGroupBox:

@@ -182,7 +182,10 @@ async def test_a_pending_call_updates_its_own_row(tmp_path: Path, servers: dict[
         assert model.index(0, DURATION).data().endswith(" ms")
 
 
-async def test_make_alias_on_a_resolved_row(tmp_path: Path, servers: dict[str, Any], qtbot: QtBot) -> None:
+async def test_make_alias_on_a_resolved_row_asks_through_the_chooser(
+    tmp_path: Path, servers: dict[str, Any], qtbot: QtBot
+) -> None:
+    """A repair can be wrong, so the user confirms the tool: the chooser, with the one it resolved to first."""
     async with gui_context(tmp_path, servers) as ctx:
         page = ActivityPage(ctx)
         qtbot.addWidget(page)
@@ -192,7 +195,17 @@ async def test_make_alias_on_a_resolved_row(tmp_path: Path, servers: dict[str, A
             await until(lambda: finished(page.model, 1))
             assert page.model.records()[0].how == "normalized"
             assert page.select_call(page.model.records()[0].id) and page.alias_button.isEnabled()
+            before = ctx.control.path.read_bytes()
             page.alias_button.click()
+            chooser = page.chooser
+            assert chooser is not None and chooser.isVisible(), "saved without asking"
+            assert chooser.shown.index(0, 0).data() == "echo  [alpha]  — what it resolved to (normalized)"
+            keys = [chooser.shown.index(r, 0).data(KEY_ROLE) for r in range(chooser.shown.rowCount())]
+            assert sorted(keys) == sorted(t.key for t in ctx.engine.catalogue.tools())  # any tool can be chosen
+            assert chooser.selected_key() == "alpha:echo"
+            assert ctx.control.path.read_bytes() == before  # nothing saved while the user chooses
+            chooser.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+            assert not chooser.isVisible() and page.chooser is None
             await until(lambda: aliases_in_file(ctx, "alpha:echo") == ["ECHO"])
             await until(lambda: ctx.engine.catalogue.find("alpha", "echo").aliases == ("ECHO",))  # type: ignore[union-attr]
             await until(lambda: page.message.text() == "'ECHO' is now an alias of echo [alpha].")

@@ -36,6 +36,7 @@ from mcpmanager.gui.catalogue_model import (
 )
 from mcpmanager.gui.catalogue_page import CataloguePage
 from mcpmanager.gui.context import GuiContext
+from mcpmanager.gui.main_window import MainWindow
 from tests.helpers.fixture_servers import fixture
 from tests.helpers.gui import gui_context, until
 
@@ -420,3 +421,28 @@ async def test_the_selection_survives_reloads_and_sorting(tmp_path: Path, qtbot:
         current = page.table.currentIndex()
         assert current.isValid() and page.rows.mapToSource(current).row() == page.model.row_of("beta:add")
         assert page.selected_key() == "beta:add" and page.detail.title.text() == "add"  # no clash left
+
+
+async def test_the_call_templates_copy_button_is_in_sight_at_the_default_size(tmp_path: Path, qtbot: QtBot) -> None:
+    """A schema's long lines made the pane scroll sideways, and the Copy button went with them."""
+    tools = tmp_path / "git.json"
+    tools.write_text(json.dumps(published("git")))
+    async with gui_context(tmp_path, {"git": fixture("--name", "git", "--tools-file", str(tools))}) as ctx:
+        window = MainWindow(ctx)  # at its default size
+        qtbot.addWidget(window)
+        window.show()
+        window.show_page(window.catalogue)
+        page, detail = window.catalogue, window.catalogue.detail
+        await ready(ctx, page, BUILTINS + len(published("git")))
+        copy = detail.copy
+
+        def laid_out() -> bool:  # layouts follow a new text on a later pass of the loop
+            return detail.schema.width() >= detail.schema.sizeHint().width()
+
+        for key in ("git:git_log", "git:git_branch", "git:echo"):  # the two widest schemas, and a narrow one
+            assert page.select_key(key)
+            await until(laid_out, timeout=5)
+            assert copy.isVisible() and copy.visibleRegion().boundingRect() == copy.rect(), key
+            copy.click()
+            assert QGuiApplication.clipboard().text() == detail.template.text()
+            assert json.loads(detail.template.text())["tool_name"] == key.partition(":")[2]

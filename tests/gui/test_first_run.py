@@ -4,6 +4,7 @@ keep the demo; either choice writes the config file, and the engine follows it."
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 
 from pytestqt.qtbot import QtBot
 
+from mcpmanager.core.config.servers import StdioServerConfig
 from mcpmanager.core.engine.control import Control
 from mcpmanager.core.engine.engine import Engine
 from mcpmanager.core.supervisor.lifecycle import State
@@ -20,7 +22,7 @@ from mcpmanager.gui.context import GuiContext
 from mcpmanager.gui.engine_signals import EngineSignals
 from mcpmanager.gui.errors import ErrorFunnel
 from mcpmanager.gui.first_run import FirstRunBanner
-from tests.helpers.fixture_servers import fixture
+from tests.helpers.fixture_servers import FIXTURE_SERVER, fixture
 from tests.helpers.gui import until
 
 
@@ -93,3 +95,30 @@ async def test_no_banner_once_a_config_exists(tmp_path: Path, qtbot: QtBot) -> N
         banner = FirstRunBanner(ctx, home=client_home(tmp_path, {"x": fixture()}))
         qtbot.addWidget(banner)
         assert banner.isHidden() and banner.buttons == []
+
+
+async def test_the_banner_says_what_was_saved_once_add_has_saved(tmp_path: Path, qtbot: QtBot) -> None:
+    """Servers › Add… saves the config (the demo servers with the new one): "Nothing is saved until you
+    choose" was then untrue."""
+    home = client_home(tmp_path, {"weather": fixture("--name", "weather")})
+    async with first_run(tmp_path) as ctx:
+        banner = FirstRunBanner(ctx, home=home)
+        qtbot.addWidget(banner)
+        banner.show()
+        assert "Nothing is saved until you choose" in banner.message.text()
+        gamma = StdioServerConfig("gamma", sys.executable, [str(FIXTURE_SERVER), "--name", "gamma"])
+        await ctx.control.put_server(gamma)  # what the server editor's Save does
+        assert list(json.loads(ctx.control.path.read_text())["mcpServers"]) == ["notes", "clock", "gamma"]
+        await until(lambda: "Nothing is saved" not in banner.message.text())
+        text = banner.message.text()
+        assert text.startswith("<b>Saved.</b>") and str(ctx.control.path) in text
+        assert "the demo servers (notes, clock) are in it too" in text
+        assert not ctx.demo
+        # Keeping the demo is done already; importing still can be, beside what is there now.
+        assert [b.text() for b in banner.buttons] == ["Import 1 server from Claude Desktop", "Close"]
+        assert all(b.isVisible() for b in banner.buttons) and not banner.keep.isVisible()
+        banner.buttons[0].click()
+        await until(lambda: not banner.isVisible())
+        await until(lambda: "weather" in json.loads(ctx.control.path.read_text())["mcpServers"])
+        assert list(json.loads(ctx.control.path.read_text())["mcpServers"]) == ["notes", "clock", "gamma", "weather"]
+        assert not ctx.errors.problems

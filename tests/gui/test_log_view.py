@@ -260,9 +260,7 @@ async def test_find_goes_forward_and_back_and_says_not_found(qtbot: QtBot, log: 
     view.attach(log)
     view.activateWindow()
     await until(view.isActiveWindow)
-    view.text_edit.setFocus()
-    qtbot.keyClick(view.text_edit, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
-    assert view.find_field.hasFocus()
+    view.find_field.setFocus()  # Ctrl+F is the window's (test_main_window), the pane is not a window
 
     def found() -> tuple[int, str]:
         cursor = view.text_edit.textCursor()
@@ -277,6 +275,10 @@ async def test_find_goes_forward_and_back_and_says_not_found(qtbot: QtBot, log: 
     assert found() == (0, "alpha")  # wrapped around
     qtbot.keyClick(view.find_field, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
     assert found() == (2, "ALPHA")  # backwards, wrapped around
+    qtbot.keyClick(view.find_field, Qt.Key.Key_F3)  # F3 and Shift+F3 while the pane has the focus
+    assert found() == (0, "alpha")
+    qtbot.keyClick(view.find_field, Qt.Key.Key_F3, Qt.KeyboardModifier.ShiftModifier)
+    assert found() == (2, "ALPHA")
     assert view.find_status.text() == ""
 
     view.find_field.setText("delta")

@@ -9,7 +9,8 @@ import logging
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QMenu
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QMenu
 from pytestqt.qtbot import QtBot
 
 from mcpmanager import __version__
@@ -168,3 +169,46 @@ async def test_a_config_broken_at_start_is_shown_in_the_window_and_logged(
         await until(lambda: window.error_bar.isVisible())
         assert "mcpServers.alpha" in window.error_bar.message.text()
         assert "running with no servers until the file loads" in window.error_bar.message.text()
+
+
+async def test_ctrl_f_after_choosing_a_page_in_the_sidebar_reaches_its_search_field(
+    tmp_path: Path, qtbot: QtBot
+) -> None:
+    """Clicking the sidebar leaves the focus there, outside every page: Ctrl+F went nowhere."""
+    async with gui_context(tmp_path, {"alpha": fixture("--name", "alpha")}) as ctx:
+        window = MainWindow(ctx)
+        qtbot.addWidget(window)
+        window.show()
+        window.activateWindow()
+        await until(window.isActiveWindow)
+        await until(lambda: ctx.engine.downstreams["alpha"].status.state is State.READY)
+        fields = {
+            window.servers: window.servers.detail.log_view.find_field,  # the selected server's stderr
+            window.catalogue: window.catalogue.filter,
+            window.try_it: window.try_it.query,
+            window.activity: window.activity.filter,
+        }
+        for page, field in fields.items():
+            item = window.nav.item(window.pages.indexOf(page))
+            assert item is not None
+            qtbot.mouseClick(
+                window.nav.viewport(), Qt.MouseButton.LeftButton, pos=window.nav.visualItemRect(item).center()
+            )
+            assert window.pages.currentWidget() is page and window.nav.hasFocus()
+            qtbot.keyClick(window.nav, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+            assert field.hasFocus(), f"Ctrl+F on {item.text()} left the focus on {QApplication.focusWidget()!r}"
+        # From inside a page too: the stderr text, the catalogue's table.
+        window.show_page(window.servers)
+        window.servers.detail.log_view.text_edit.setFocus()
+        qtbot.keyClick(window.servers.detail.log_view.text_edit, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+        assert window.servers.detail.log_view.find_field.hasFocus()
+        window.show_page(window.catalogue)
+        window.catalogue.table.setFocus()
+        window.catalogue.filter.setText("echo")
+        qtbot.keyClick(window.catalogue.table, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+        assert window.catalogue.filter.hasFocus() and window.catalogue.filter.selectedText() == "echo"
+        # The Clients page has nothing to search: Ctrl+F is off there, not sent somewhere else.
+        window.show_page(window.clients)
+        window.nav.setFocus()
+        qtbot.keyClick(window.nav, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+        assert window.nav.hasFocus()

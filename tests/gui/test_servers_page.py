@@ -9,12 +9,14 @@ from pathlib import Path
 
 from mcp import Client
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtGui import QIcon, QImage
+from PySide6.QtWidgets import QMessageBox, QToolBar, QToolButton
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.gui import style
+from mcpmanager.gui.main_window import MainWindow
 from mcpmanager.gui.servers_model import NAME, STATE, TOOLS
 from mcpmanager.gui.servers_page import ServersPage
 from tests.helpers.fixture_servers import fixture
@@ -177,3 +179,67 @@ async def test_a_refused_action_is_shown_not_lost(tmp_path: Path, qtbot: QtBot) 
         assert title.startswith("Could not disable alpha: ") and "mcpServers.alpha.command" in title, title
         assert title.endswith("(fix the file first; it was left as it is)"), title
         assert light_of(page, "alpha") is State.READY  # nothing changed
+
+
+def in_view(page: ServersPage, name: str) -> bool:
+    """Whether `name`'s row is wholly on screen in the table."""
+    index = page.sorted.mapFromSource(page.model.index(page.model.row_of(name), NAME))
+    return page.table.viewport().rect().contains(page.table.visualRect(index))
+
+
+async def test_a_failing_server_below_the_fold_is_shown_at_start_until_the_user_picks_a_row(
+    tmp_path: Path, qtbot: QtBot
+) -> None:
+    """Docs (desktop-manager.md, Servers): the page selects the first server in trouble and scrolls to
+    it until the user picks a row; the rows keep the config's order."""
+    servers = {"working": fixture("--name", "working")}
+    servers |= {f"spare-{n:02d}": {**fixture(), "disabled": True} for n in range(24)}  # rows, no processes
+    servers["gone"] = {"command": "/nonexistent/mcp-server-gone"}
+    async with gui_context(tmp_path, servers, started=False) as ctx:
+        window = MainWindow(ctx)  # the app's order: the window first, at its default size, then the engine
+        qtbot.addWidget(window)
+        window.show()
+        page = window.servers
+        assert page.selected() == "working" and not in_view(page, "gone")  # below the fold
+        await ctx.engine.start()
+        await until(lambda: page.selected() == "gone")
+        assert in_view(page, "gone") and page.detail.name == "gone"
+        await until(lambda: "command not found: /nonexistent/mcp-server-gone" in page.detail.state.text())
+        assert page.model.names == list(servers)  # nothing moved
+        # Once the user has picked a row, the page never moves the selection: a new failure is only red.
+        index = page.sorted.mapFromSource(page.model.index(page.model.row_of("spare-23"), NAME))
+        qtbot.mouseClick(page.table.viewport(), Qt.MouseButton.LeftButton, pos=page.table.visualRect(index).center())
+        assert page.selected() == "spare-23"
+        heard: list[set[str]] = []
+        ctx.signals.statusChanged.connect(heard.append)  # after the page's own slot: it has seen the news
+        await ctx.control.restart("gone")
+        await until(lambda: any("gone" in servers for servers in heard) and light_of(page, "gone") is State.FAILED)
+        assert page.selected() == "spare-23"
+
+
+async def test_the_toolbar_buttons_have_icons(tmp_path: Path, qtbot: QtBot) -> None:
+    async with gui_context(tmp_path, {"alpha": fixture("--name", "alpha")}) as ctx:
+        page = ServersPage(ctx)
+        qtbot.addWidget(page)
+        page.show()
+        toolbar = page.findChild(QToolBar)
+        assert isinstance(toolbar, QToolBar)
+        buttons = [b for b in toolbar.findChildren(QToolButton) if b.defaultAction() in page.commands.values()]
+        assert len(buttons) == len(page.commands)
+        for button in buttons:
+            assert not button.icon().isNull(), f"{button.text()} has no icon"
+            assert button.toolButtonStyle() is Qt.ToolButtonStyle.ToolButtonTextBesideIcon
+        drawn = [image_of(page.commands[key].icon()) for key in page.commands]
+        assert all(a != b for i, a in enumerate(drawn) for b in drawn[i + 1 :])  # one icon per action
+        # Enable and Disable are one button: its icon says which, like its text.
+        await until(lambda: light_of(page, "alpha") is State.READY)
+        page.select("alpha")
+        disable = image_of(page.commands["enable"].icon())
+        page.commands["enable"].trigger()
+        await until(lambda: page.commands["enable"].text() == "Enable")
+        assert image_of(page.commands["enable"].icon()) not in (disable, *drawn)
+
+
+def image_of(icon: QIcon) -> QImage:
+    """What an icon draws (a style's icons are new objects, with new cache keys, each time asked)."""
+    return icon.pixmap(16, 16).toImage()
