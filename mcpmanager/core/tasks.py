@@ -12,6 +12,8 @@ import logging
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+import anyio
+
 logger = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
@@ -37,3 +39,15 @@ def _finished(task: asyncio.Task[Any]) -> None:
 def running_tasks() -> list[asyncio.Task[Any]]:
     """Background tasks still alive (tests use it to prove nothing leaks)."""
     return [t for t in _running if not t.done()]
+
+
+async def first_of(*events: anyio.Event) -> None:
+    """Return when any of `events` is set."""
+    async with anyio.create_task_group() as tg:
+
+        async def wait(event: anyio.Event) -> None:
+            await event.wait()
+            tg.cancel_scope.cancel()
+
+        for event in events:
+            tg.start_soon(wait, event)

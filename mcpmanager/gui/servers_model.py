@@ -24,7 +24,8 @@ SORT_ROLE = Qt.ItemDataRole.UserRole
 
 def state_text(downstream: Downstream) -> str:
     """`ready`, `backoff — exited 3 — fatal: no API key (retry in 4 s)`, `failed — crash loop: …`,
-    `starting — restarting; last exit: exited 3 — fatal: no API key`."""
+    `starting — restarting; last exit: exited 3 — fatal: no API key`, `ready; logs: cannot write
+    a.log: No space left on device`."""
     status = downstream.status
     text = status.state.value
     if status.reason:
@@ -33,6 +34,8 @@ def state_text(downstream: Downstream) -> str:
         text += f"; last exit: {downstream.last_exit}"  # a retry must not hide why it crashed
     if status.retry_in is not None:
         text += f" (retry in {status.retry_in:g} s)"
+    if downstream.log.trouble is not None:
+        text += f"; logs: {downstream.log.trouble}"  # a full disk: it serves on, its log file waits
     return text
 
 

@@ -317,6 +317,7 @@ class Engine:
                     "templates": len(offers.templates) if offers else None,
                     "protocol": d.protocol_version,
                     "log": str(d.log.path) if d.log.path else None,
+                    "logs": d.log.trouble,  # why its log file cannot be written (a full disk), if so
                 }
                 for name, d in self.downstreams.items()
             },

@@ -27,7 +27,7 @@ from mcp.shared.message import SessionMessage
 
 from mcpmanager.core.proxy.router import Router
 from mcpmanager.core.sdk_compat import TransportStreams
-from mcpmanager.core.system.lines import LineFramer, Overlong
+from mcpmanager.core.system.lines import LineFramer, Overlong, blank, json_line, read_message
 from mcpmanager.core.system.pipes import pollable
 
 _LIMIT = 64 * 1024 * 1024  # one JSON-RPC line may carry a large tool result; a longer one is refused
@@ -82,8 +82,10 @@ async def _pump_in(
     framer = LineFramer(_LIMIT)
     async with sink:
         while chunk := await reader.read(_CHUNK):
-            for line in framer.feed(chunk):
-                if not await _deliver(line, sink, writer):
+            lines = framer.feed(chunk)
+            lines.reverse()
+            while lines:  # each line let go once parsed (see `_deliver`)
+                if not await _deliver(lines.pop(), sink, writer):
                     return
         last = framer.rest()
         if last is not None:
@@ -91,7 +93,9 @@ async def _pump_in(
 
 
 async def _deliver(
-    line: bytes | Overlong, sink: MemoryObjectSendStream[SessionMessage | Exception], writer: asyncio.StreamWriter
+    line: bytes | bytearray | Overlong,
+    sink: MemoryObjectSendStream[SessionMessage | Exception],
+    writer: asyncio.StreamWriter,
 ) -> bool:
     """Hand one line to the session (False once it is gone). A line that is not JSON-RPC becomes an
     error for the session; a line over the cap is answered here, with the id its beginning names."""
@@ -99,13 +103,14 @@ async def _deliver(
         writer.write(_too_large(line.head))
         await writer.drain()
         return True
-    if not line.strip():
+    if blank(line):
         return True
     message: SessionMessage | Exception
     try:
-        message = SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+        message = SessionMessage(read_message(line))
     except ValueError as exc:
         message = exc
+    del line  # a huge request's bytes go before the session takes its message on
     try:
         await sink.send(message)
     except (anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -128,10 +133,10 @@ def _too_large(head: bytes) -> bytes:
 async def _pump_out(writer: asyncio.StreamWriter, source: MemoryObjectReceiveStream[SessionMessage]) -> None:
     async with source:
         async for message in source:
-            data = message.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
-            writer.write(data)
             try:
-                await writer.drain()
+                for piece in json_line(message.message):
+                    writer.write(piece)
+                    await writer.drain()
             except ConnectionError:
                 return
 

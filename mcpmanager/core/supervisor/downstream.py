@@ -44,12 +44,12 @@ from mcpmanager.core.supervisor.events import (
     ToolsChanged,
 )
 from mcpmanager.core.supervisor.lifecycle import Lifecycle, State, Status
-from mcpmanager.core.supervisor.listening import Changes, listen_for_changes
+from mcpmanager.core.supervisor.listening import Changes, after_the_storm, listen_for_changes
 from mcpmanager.core.supervisor.offers import Listed, every_page, list_offers
 from mcpmanager.core.supervisor.process import ChildProcess, Spawner, SpawnError, spawn_child
 from mcpmanager.core.supervisor.remote import remote_transport
 from mcpmanager.core.supervisor.stderr_log import StderrLog
-from mcpmanager.core.tasks import spawn
+from mcpmanager.core.tasks import first_of, spawn
 from mcpmanager.core.tool_results import error_result
 
 logger = logging.getLogger(__name__)
@@ -57,9 +57,6 @@ logger = logging.getLogger(__name__)
 ProgressCallback = ProgressFnT
 _LIST_CHANGED = (types.PromptListChangedNotification, types.ResourceListChangedNotification)
 _LAST_WORDS = 0.5  # seconds to let a closed server's exit code and last stderr lines arrive
-# A list_changed storm costs one refetch: wait for this much quiet, but no longer than the cap.
-_STORM_QUIET = 0.05
-_STORM_CAP = 0.5
 
 
 class Unavailable(Exception):
@@ -107,6 +104,8 @@ class Downstream(ClientWishes):
         secrets = secret_values(config)
         log_path = log_dir / f"{_file_safe(self.name)}.log" if log_dir else None
         self.log = StderrLog(log_path, settings.ring_lines, settings.log_max_bytes, secrets)
+        # The log file's trouble (a full disk) is part of what a front end shows for this server.
+        self.log.troubled.connect(lambda _trouble: self._listener(StatusChanged(self.name, self.status)))
         self.tools: list[ToolDict] | None = None
         self.process: ChildProcess | None = None
         self.protocol_version: str | None = None
@@ -291,7 +290,7 @@ class Downstream(ClientWishes):
                 if process is None:  # a remote server: the session ends it
                     await anyio.Event().wait()  # not sleep_forever: see pyproject
                     return
-                await _first_of(process.exited, process.closed)
+                await first_of(process.exited, process.closed)
                 # Its last words and exit code follow the pipe's end within moments (not if a
                 # grandchild holds stderr open: then the exit code alone, after the bound).
                 with anyio.move_on_after(_LAST_WORDS):
@@ -311,7 +310,7 @@ class Downstream(ClientWishes):
 
     async def _refetch_loop(self, client: Client) -> None:
         while True:
-            await _after_the_storm(self._refetch)
+            await after_the_storm(self._refetch)
             try:
                 with anyio.fail_after(self.start_timeout):
                     tools = await self._list_tools(client)
@@ -322,7 +321,7 @@ class Downstream(ClientWishes):
 
     async def _offers_loop(self, client: Client) -> None:
         while True:
-            await _after_the_storm(self._refetch_offers)
+            await after_the_storm(self._refetch_offers)
             try:
                 with anyio.fail_after(self.start_timeout):
                     found = await list_offers(client, self.log.note)
@@ -480,32 +479,3 @@ def _without_server_info(
 
 def _file_safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "server"
-
-
-async def _first_of(*events: anyio.Event) -> None:
-    """Return when any of `events` is set."""
-    async with anyio.create_task_group() as tg:
-
-        async def wait(event: anyio.Event) -> None:
-            await event.wait()
-            tg.cancel_scope.cancel()
-
-        for event in events:
-            tg.start_soon(wait, event)
-
-
-
-async def _after_the_storm(changed: asyncio.Event) -> None:
-    """Return once `changed` was set and then stayed quiet for a moment (or the cap ran out), with it
-    cleared: a server announcing 50 changes in a row gets one tools/list, not 50."""
-    await changed.wait()
-    deadline = anyio.current_time() + _STORM_CAP
-    while True:
-        changed.clear()
-        quiet = min(_STORM_QUIET, deadline - anyio.current_time())
-        if quiet <= 0:
-            return
-        with anyio.move_on_after(quiet) as waited:
-            await changed.wait()
-        if waited.cancelled_caught:
-            return

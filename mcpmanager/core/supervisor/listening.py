@@ -18,6 +18,10 @@ from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, R
 
 logger = logging.getLogger(__name__)
 
+# A list_changed storm costs one refetch: wait for this much quiet, but no longer than the cap.
+STORM_QUIET = 0.05
+STORM_CAP = 0.5
+
 
 @dataclass(frozen=True)
 class Changes:
@@ -66,3 +70,19 @@ async def _listen_once(client: Client, uris: list[str], changes: Changes) -> Non
                 changes.offers()
             elif isinstance(event, ResourceUpdated):
                 changes.updated(event.uri)
+
+
+async def after_the_storm(changed: asyncio.Event) -> None:
+    """Return once `changed` was set and then stayed quiet for a moment (or the cap ran out), with it
+    cleared: a server announcing 50 changes in a row gets one tools/list, not 50."""
+    await changed.wait()
+    deadline = anyio.current_time() + STORM_CAP
+    while True:
+        changed.clear()
+        quiet = min(STORM_QUIET, deadline - anyio.current_time())
+        if quiet <= 0:
+            return
+        with anyio.move_on_after(quiet) as waited:
+            await changed.wait()
+        if waited.cancelled_caught:
+            return

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 import anyio
 import anyio.abc
 import anyio.lowlevel
-import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
@@ -29,7 +28,7 @@ from mcpmanager.core.config.servers import StdioServerConfig
 from mcpmanager.core.sdk_compat import TransportStreams
 from mcpmanager.core.supervisor.stderr_log import StderrLog
 from mcpmanager.core.system.command_path import prepare_spawn
-from mcpmanager.core.system.lines import LineFramer
+from mcpmanager.core.system.lines import LineFramer, Overlong, blank, json_line, read_message
 from mcpmanager.core.system.process_groups import ProcessGroups
 
 _CHUNK = 65536
@@ -244,17 +243,21 @@ class ChildProcess:
         async with sink:
             with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
                 while True:
-                    for line in framer.feed(await stdout.receive(_CHUNK)):
-                        message = self._parse(line) if isinstance(line, bytes) else None  # (no cap here)
+                    lines = framer.feed(await stdout.receive(_CHUNK))
+                    lines.reverse()
+                    while lines:
+                        line = lines.pop()
+                        message = None if isinstance(line, Overlong) else self._parse(line)  # (no cap here)
+                        del line  # a huge result's bytes go before the session takes its message on
                         if message is not None:
                             await sink.send(message)
         self.closed.set()
 
-    def _parse(self, line: bytes) -> SessionMessage | None:
-        if not line.strip(b" \t\r"):
+    def _parse(self, line: bytes | bytearray) -> SessionMessage | None:
+        if blank(line):
             return None
         try:  # the bytes as they are: a decoded, stripped copy of a 50 MiB line costs two more
-            return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+            return SessionMessage(read_message(line))
         except ValueError:
             text = line.decode("utf-8", "replace").strip()
             # Some servers log to stdout. Feeding that to the session would fail it; keeping it in
@@ -269,8 +272,8 @@ class ChildProcess:
         async with source:
             try:
                 async for message in source:
-                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    await stdin.send(data.encode() + b"\n")
+                    for piece in json_line(message.message):
+                        await stdin.send(piece)  # type: ignore[arg-type]  # a memoryview is what it writes
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 return
 
