@@ -223,6 +223,8 @@ def _status(args: argparse.Namespace) -> int:
 def _format_engine(info: dict[str, Any]) -> str:
     lines = [f"engine pid {info.get('pid')} ({info.get('mode')} mode) at {info.get('endpoint')}"]
     lines.append(f"  config {info.get('config')}; {info.get('tools')} tools")
+    if info.get("config_error"):
+        lines.append(f"  config change refused (the running setup stays): {info['config_error']}")
     servers: dict[str, dict[str, Any]] = info.get("servers") or {}
     width = max((len(name) for name in servers), default=0)
     for name, server in servers.items():
@@ -235,7 +237,8 @@ def _format_engine(info: dict[str, Any]) -> str:
         retry = server.get("retry_in")
         if retry is not None:
             reason += f" (retry in {retry:g} s)"
-        text = "; ".join(part for part in (detail, reason) if part)
+        logs = f"logs: {server['logs']}" if server.get("logs") else ""  # a full disk: it serves on
+        text = "; ".join(part for part in (detail, reason, logs) if part)
         lines.append(f"  {name:<{width}}  {state:<8}  {text}".rstrip())
     return "\n".join(lines)
 

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 from mcpmanager import __version__
 from mcpmanager.core.config.load import load_config
 from mcpmanager.core.config.model import Config, ConfigError
+from mcpmanager.core.config.secrets import MaskingFormatter
 from mcpmanager.core.engine.control import Control
 from mcpmanager.core.engine.engine import Engine, Identity
 from mcpmanager.core.engine.host import host_http, token_file
@@ -103,7 +104,8 @@ def _run(paths: Paths, tray: bool) -> int:
 
 def _log_to_file(path: Path) -> None:
     handler = logging.handlers.RotatingFileHandler(path, maxBytes=LOG_BYTES, backupCount=1, encoding="utf-8")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    # Masked as the CLI's stderr is: a traceback may quote a URL with its token (core/config/secrets.py).
+    handler.setFormatter(MaskingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.getLogger().addHandler(handler)
 
 

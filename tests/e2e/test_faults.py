@@ -325,11 +325,15 @@ async def test_a_sigterm_while_stopping_goes_to_the_end_of_the_ladder(tmp_path: 
         end_all(engine, pids)
 
 
-def engine_info(home: Path) -> dict[str, Any]:
+def status_output(home: Path, *flags: str) -> str:
+    """What `mcpmanager status` prints for the engines under `home`."""
     env = {"MCPMANAGER_HOME": str(home), "PATH": os.environ.get("PATH", "")}
-    command = [sys.executable, "-m", "mcpmanager", "status", "--json"]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
-    [engine] = json.loads(done.stdout)["engines"]
+    command = [sys.executable, "-m", "mcpmanager", "status", *flags]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=60).stdout
+
+
+def engine_info(home: Path) -> dict[str, Any]:
+    [engine] = json.loads(status_output(home, "--json"))["engines"]
     return dict(engine)
 
 
@@ -408,6 +412,8 @@ async def test_a_rejected_config_edit_shows_in_status(tmp_path: Path) -> None:
         await wait_for(lambda: engine_info(home).get("config_error"), 10)
         said = engine_info(home)["config_error"]
         assert said.startswith(f"{config}:2:") and "invalid JSON" in said, said
+        shown = status_output(home)
+        assert f"config change refused (the running setup stays): {said}" in shown, shown
         assert engine_info(home)["servers"]["a"]["state"] == "ready"  # the running setup stays
         config.write_text(good.replace('"a"', '"b"'))
         await wait_for(lambda: "b" in engine_info(home)["servers"], 10)

@@ -395,8 +395,14 @@ class NameResolver:
         parts = self._parts[tool.key]
         if is_destructive(parts, tool.spec):
             return "destructive"
-        # The call's verbs; failing any, its words misspelt from the tool's verbs (`creat_issue`).
-        theirs = action_of(called)
+        # The call's verbs; failing any, its words misspelt from the tool's verbs (`creat_issue`). A
+        # word that is a misspelling of one of the tool's words that is no verb is read as that word
+        # (`unstage` of `git_diff_unstage` is `unstaged`), unless it is the only verb the call has:
+        # then it is what the call asks to do (`delete_file` is not `deleted_files`).
+        modifiers = [w for w in called if w not in parts and _misspells_a_non_verb(w, parts)]
+        theirs = action_of(w for w in called if w not in modifiers) if modifiers else None
+        if theirs is None:
+            theirs = action_of(called)
         if theirs is None:
             theirs = action_of(t for t in parts if is_verb(t) and any(word_similarity(w, t) >= TYPO for w in called))
         ours = action_of(parts)
@@ -469,6 +475,10 @@ class NameResolver:
         merged = sorted(fused, key=lambda name: (-fused[name], name))
         suggestions = list(dict.fromkeys(first + merged))[: max(SUGGESTIONS, len(first))]
         return Resolution(called, None, None, tuple(suggestions), tuple(ambiguous), withheld, why)
+
+
+def _misspells_a_non_verb(word: str, parts: tuple[str, ...]) -> bool:
+    return any(not is_verb(part) and word_similarity(word, part) >= TYPO for part in parts)
 
 
 def _core(called: tuple[str, ...], match: Match) -> set[str]:

@@ -308,3 +308,24 @@ def test_a_call_naming_a_server_whose_tools_are_unknown_is_not_put_on_another_se
     built.set_tools("github", [tool("create_issue", "Create an issue in a GitHub repository")], save=False)
     known = resolver.resolve("github_create_issue")
     assert known.tool is not None and known.tool.server == "github"
+
+
+def test_a_verb_that_misspells_a_word_of_the_tool_is_that_word_unless_it_is_the_only_verb() -> None:
+    """`git_diff_unstage` was refused for `git_diff_unstaged` ("another kind of thing": `unstage`
+    read as a verb of its own); a call whose only verb it is still asks for that action."""
+    built = Catalogue()
+    built.load(
+        {
+            "git": [
+                tool("git_diff_unstaged", "Shows changes in the working directory that are not yet staged"),
+                tool("git_diff_staged", "Shows changes that are staged for commit"),
+                tool("git_add", "Adds file contents to the staging area"),
+            ],
+            "files": [tool("deleted_files", "List the files deleted in the last day")],
+        }
+    )
+    built.configure(["git", "files"], {})
+    names = NameResolver(built.tools())
+    assert resolved(names, "git_diff_unstage") == ("git:git_diff_unstaged", "fuzzy")
+    assert resolved(names, "git_diff_stage") == ("git:git_diff_staged", "fuzzy")
+    assert resolved(names, "delete_file")[0] != "files:deleted_files"
