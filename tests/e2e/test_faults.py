@@ -427,3 +427,26 @@ async def test_a_server_crashing_on_some_calls_costs_only_the_call_in_flight(tmp
     assert found.unanswered == 0 and found.answered == 400
     assert found.other_errors == [] and found.engine_errors == []
     assert found.cut_off == found.restarts > 0  # exactly the call in flight at each crash
+
+
+async def test_a_full_disk_for_everything_loses_no_advertisement_for_good(tmp_path: Path) -> None:
+    """The advertisement (what `status` and `connect` read) and the catalogue cache were not written
+    on a full disk, and stayed unwritten; now each is tried again and written once there is room,
+    and a failed write leaves no temporary file behind."""
+    home = tmp_path / "home"
+    config = write_config(tmp_path / "cfg", {"a": fixture("--name", "a", "--boom")}, supervisor=FAST)
+    with small_disk(home, "4m"):
+        serving = serving_http(config, home, errlog=tmp_path / "serve-stderr.log")
+        async with serving as served, http_client(served.url, served.token) as client:
+            await wait_for_tools(client, {"boom"})
+            filler = fill(home)
+            await client.call_tool("boom", {})  # a crash: its state changes, the advertisement is due
+            await wait_for(lambda: "cannot write the runtime advertisement" in served.errlog.read_text(), 10)
+            assert status_json(home)["a"]["restarts"] == 0  # what was written last
+            leftovers = [p.name for p in home.rglob("*.tmp")]
+            assert leftovers == [], leftovers
+            filler.unlink()
+            await wait_for(lambda: status_json(home)["a"]["restarts"] == 1, 15)
+        assert (home / "cache" / "catalogue.json").exists()
+        said = served.errlog.read_text()
+        assert "Traceback" not in said, said

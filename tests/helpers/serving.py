@@ -36,10 +36,13 @@ def spawn_serve_http(config: Path, home: Path, errlog: Path, mode: str = "direct
 
 
 @asynccontextmanager
-async def serving_http(config: Path, home: Path, mode: str = "direct") -> AsyncIterator[Served]:
-    """`mcpmanager serve --http --port 0 --mode MODE` as a subprocess; its URL read from stderr."""
+async def serving_http(
+    config: Path, home: Path, mode: str = "direct", errlog: Path | None = None
+) -> AsyncIterator[Served]:
+    """`mcpmanager serve --http --port 0 --mode MODE` as a subprocess; its URL read from its stderr
+    (kept in `errlog`, by default in `home`)."""
     home.mkdir(parents=True, exist_ok=True)
-    errlog = home / "serve-http-stderr.log"
+    errlog = errlog or home / "serve-http-stderr.log"
     process = spawn_serve_http(config, home, errlog, mode)
     try:
         await wait_for(lambda: LISTENING.search(errlog.read_text()) or process.poll() is not None, timeout=30)
