@@ -93,7 +93,7 @@ async def _pump_in(
 
 
 async def _deliver(
-    line: bytes | bytearray | Overlong,
+    line: bytes | Overlong,
     sink: MemoryObjectSendStream[SessionMessage | Exception],
     writer: asyncio.StreamWriter,
 ) -> bool:

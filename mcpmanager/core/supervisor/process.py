@@ -253,7 +253,7 @@ class ChildProcess:
                             await sink.send(message)
         self.closed.set()
 
-    def _parse(self, line: bytes | bytearray) -> SessionMessage | None:
+    def _parse(self, line: bytes) -> SessionMessage | None:
         if blank(line):
             return None
         try:  # the bytes as they are: a decoded, stripped copy of a 50 MiB line costs two more

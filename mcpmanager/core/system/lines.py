@@ -10,6 +10,8 @@ with an error and go on with the next line.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import mcp_types as types
@@ -27,18 +29,20 @@ class Overlong:
 
 
 class LineFramer:
-    """Lines are `bytes` when one chunk holds them, else the `bytearray` they were gathered in (it is
-    handed over, not copied: a 50 MiB line costs 50 MiB here, not the chunks plus their join)."""
+    """Lines are `bytes`: a line one chunk holds is a slice of it, a longer one the join of its
+    chunks (once, at its newline). Not a growing bytearray: the JSON reader copies a bytearray before
+    parsing it, and the chunks are let go as the join completes."""
 
     def __init__(self, max_line: int | None = None) -> None:
         self.max_line = max_line
-        self._buffer = bytearray()
+        self._parts: list[bytes] = []
+        self._size = 0
         self._dropping = False  # inside a line over the cap: discard until its newline
         self._head = b""
 
-    def feed(self, chunk: bytes) -> list[bytes | bytearray | Overlong]:
+    def feed(self, chunk: bytes) -> list[bytes | Overlong]:
         """The complete lines `chunk` ends (without their newlines); the rest waits for more."""
-        lines: list[bytes | bytearray | Overlong] = []
+        lines: list[bytes | Overlong] = []
         start = 0
         while (end := chunk.find(b"\n", start)) != -1:
             lines.append(self._finish(chunk[start:end]))
@@ -47,26 +51,29 @@ class LineFramer:
             self._keep(chunk[start:] if start else chunk)
         return lines
 
-    def rest(self) -> bytes | bytearray | Overlong | None:
+    def rest(self) -> bytes | Overlong | None:
         """What is left when the stream ends: a last line without a newline (or None)."""
         if self._dropping:
             return self._dropped()
-        if not self._buffer:
+        if not self._parts:
             return None
-        line = self._buffer
-        self._reset()
-        return line
+        return self._joined()
 
-    def _finish(self, piece: bytes) -> bytes | bytearray | Overlong:
+    def _finish(self, piece: bytes) -> bytes | Overlong:
         if not self._dropping and self._over(len(piece)):
             self._start_dropping(piece)
         if self._dropping:
             return self._dropped()
-        if not self._buffer:
+        if not self._parts:
             return piece
-        self._buffer += piece
-        line = self._buffer
+        self._parts.append(piece)
+        return self._joined()
+
+    def _joined(self) -> bytes:
+        parts = self._parts
         self._reset()
+        line = b"".join(parts)
+        parts.clear()  # the chunks go now, not when the caller is done with the line
         return line
 
     def _keep(self, piece: bytes) -> None:
@@ -75,14 +82,15 @@ class LineFramer:
         if self._over(len(piece)):
             self._start_dropping(piece)
             return
-        self._buffer += piece
+        self._parts.append(piece)
+        self._size += len(piece)
 
     def _over(self, more: int) -> bool:
-        return self.max_line is not None and len(self._buffer) + more > self.max_line
+        return self.max_line is not None and self._size + more > self.max_line
 
     def _start_dropping(self, piece: bytes) -> None:
-        self._head = (bytes(self._buffer[:HEAD]) + piece[:HEAD])[:HEAD]
-        self._buffer, self._dropping = bytearray(), True
+        self._head = (b"".join(self._parts) + piece[:HEAD])[:HEAD]
+        self._parts, self._size, self._dropping = [], 0, True
 
     def _dropped(self) -> Overlong:
         dropped = Overlong(self._head)
@@ -90,29 +98,87 @@ class LineFramer:
         return dropped
 
     def _reset(self) -> None:
-        self._buffer, self._dropping, self._head = bytearray(), False, b""
+        self._parts, self._size, self._dropping, self._head = [], 0, False, b""
 
 
-def blank(line: bytes | bytearray) -> bool:
-    """Nothing but whitespace (without `strip()`, which copies a bytearray, however long)."""
+def blank(line: bytes) -> bool:
+    """Nothing but whitespace (without `strip()`, which may copy a line, however long)."""
     return not line or line.isspace()
 
 
 WRITE_SLICE = 1 << 20  # bytes handed to a pipe at a time: its buffer never holds a whole huge line
+STREAMED = 1 << 20  # a message whose strings hold more than this many characters is streamed out
+_LOOK = 2000  # values looked at to tell (a list of many small items is left to the serializer)
 
 
-def json_line(message: BaseModel) -> list[memoryview]:
-    """A message as one line of compact JSON, in slices to write one after another.
+def json_line(message: BaseModel) -> Iterable[bytes | memoryview]:
+    """A message as one line of compact JSON, in pieces to write one after another.
 
-    The bytes come straight from the serializer: `model_dump_json().encode() + b"\\n"` makes a str,
-    its bytes and their copy with the newline (three copies of a 50 MiB result at once), and a pipe
-    that cannot take it all at once copies the rest into its buffer (a fourth)."""
+    A huge one (a 50 MiB tool result) is streamed: its values encoded a slice at a time, so the line
+    never exists whole; the serializer would hold it twice or more while it grows, then copy it out.
+    Any other comes straight from the serializer's bytes (`model_dump_json().encode() + b"\n"`
+    made three copies), in slices, so a pipe that cannot take it at once buffers a slice, not it."""
+    payload = getattr(message, "result", None) or getattr(message, "params", None)
+    if isinstance(payload, dict) and _longer_than(payload, STREAMED):
+        return _streamed(message.model_dump(mode="json", by_alias=True, exclude_unset=True))
     data = type(message).__pydantic_serializer__.to_json(message, by_alias=True, exclude_unset=True)
     view = memoryview(data)
     return [view[start : start + WRITE_SLICE] for start in range(0, len(view), WRITE_SLICE)] + [memoryview(b"\n")]
 
 
-def read_message(line: bytes | bytearray) -> types.JSONRPCMessage:
+def _longer_than(value: object, limit: int) -> bool:
+    """Whether the strings in `value` hold more than `limit` characters (looking at a bounded number
+    of values: cheap for the small messages nearly every call is)."""
+    stack, total = [value], 0
+    for _ in range(_LOOK):
+        if not stack:
+            return False
+        item = stack.pop()
+        if isinstance(item, str):
+            total += len(item)
+            if total > limit:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _streamed(value: object) -> Iterator[bytes]:
+    for piece in _pieces(value):
+        yield piece.encode()
+    yield b"\n"
+
+
+def _pieces(value: object) -> Iterator[str]:
+    """Compact JSON text of a JSON value, a string of any length in slices of at most STREAMED."""
+    if isinstance(value, str):
+        if len(value) <= STREAMED:
+            yield json.dumps(value, ensure_ascii=False)
+            return
+        yield '"'
+        for start in range(0, len(value), STREAMED):
+            yield json.dumps(value[start : start + STREAMED], ensure_ascii=False)[1:-1]
+        yield '"'
+    elif isinstance(value, dict):
+        yield "{"
+        for n, (key, item) in enumerate(value.items()):
+            yield ("," if n else "") + json.dumps(str(key), ensure_ascii=False) + ":"
+            yield from _pieces(item)
+        yield "}"
+    elif isinstance(value, list | tuple):
+        yield "["
+        for n, item in enumerate(value):
+            if n:
+                yield ","
+            yield from _pieces(item)
+        yield "]"
+    else:
+        yield json.dumps(value)
+
+
+def read_message(line: bytes) -> types.JSONRPCMessage:
     """One JSON-RPC message off a line (raises ValueError if it is none).
 
     Parsed to Python objects first, then validated: the union's own JSON reader holds about five
