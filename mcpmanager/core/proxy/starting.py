@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 import anyio
 
-from mcpmanager.core.resolve.names import servers_named_in
+from mcpmanager.core.resolve.words import servers_named_in
 from mcpmanager.core.supervisor.downstream import Downstream
 from mcpmanager.core.supervisor.lifecycle import State
 

@@ -23,9 +23,8 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mcpmanager.core.catalogue.catalogue import CatalogueTool
@@ -42,6 +41,7 @@ from mcpmanager.core.resolve.similarity import (
 )
 from mcpmanager.core.resolve.words import (
     NOISE_WORDS,
+    SEPARATORS,
     bag_key,
     fold,
     head_of,
@@ -60,7 +60,6 @@ MAX_STEPS = 1.0
 TIE_FLOOR = 0.45  # near-equal best matches this good are named as the ambiguity they are
 GENERIC = 3  # a word in this many tools' names says too little alone (see the server prefix below)
 SUGGESTIONS = 5
-_SEPARATORS = re.compile(r"__|[:/.]|_|-")
 _RRF = 3  # rank fusion constant: small, so the first places of each list dominate
 _LOOKUPS = frozenset({"by", "using", "via"})  # `get_weather_by_city`: the same thing, found another way
 
@@ -77,13 +76,6 @@ def _expansions() -> dict[str, list[tuple[str, ...]]]:
 
 
 _EXPANSIONS = _expansions()
-
-
-def servers_named_in(called: str, servers: Iterable[str]) -> set[str]:
-    """The servers `called` spells out before a separator, as `namespaced` reads a name
-    (`github__create_issue`, `GitHub.createIssue`, `maps_geocode`); none for a bare name."""
-    prefixes = {fold(called[: m.start()]) for m in _SEPARATORS.finditer(called) if m.start() > 0}
-    return {server for server in servers if server_forms(server) & prefixes}
 
 
 @dataclass(frozen=True)
@@ -213,7 +205,7 @@ class NameResolver:
 
     def _namespaced(self, called: str) -> list[CatalogueTool]:
         found: list[CatalogueTool] = []
-        for match in _SEPARATORS.finditer(called):
+        for match in SEPARATORS.finditer(called):
             prefix, name = called[: match.start()], called[match.end() :]
             if not prefix or not name:
                 continue

@@ -18,7 +18,8 @@ from typing import Any
 from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
 from mcpmanager.core.resolve.arguments import ArgumentChecker, CheckedArguments, refusal_text
 from mcpmanager.core.resolve.messages import miss_text
-from mcpmanager.core.resolve.names import NameResolver, Resolution, Search, servers_named_in
+from mcpmanager.core.resolve.names import NameResolver, Resolution, Search
+from mcpmanager.core.resolve.words import servers_named_in
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,8 @@ typo is for the fuzzy rules to judge.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 from mcpmanager.core.resolve.actions import is_verb
@@ -88,3 +90,14 @@ def head_of(parts: tuple[str, ...] | list[str]) -> int:
         if parts[at] in PREPOSITIONS:
             return at - 1
     return len(parts) - 1
+
+
+# What parts a server's name from a tool's in a call (`github__x`, `github.x`, `github:x`, `github_x`).
+SEPARATORS = re.compile(r"__|[:/.]|_|-")
+
+
+def servers_named_in(called: str, servers: Iterable[str]) -> set[str]:
+    """The servers `called` spells out before a separator, as `namespaced` reads a name
+    (`github__create_issue`, `GitHub.createIssue`, `maps_geocode`); none for a bare name."""
+    prefixes = {fold(called[: m.start()]) for m in SEPARATORS.finditer(called) if m.start() > 0}
+    return {server for server in servers if server_forms(server) & prefixes}
