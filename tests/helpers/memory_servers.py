@@ -14,6 +14,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.shared.exceptions import MCPError
 from mcp.shared.memory import create_client_server_memory_streams
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -90,6 +91,8 @@ class MemoryServer:
         self.calls.append((params.name, arguments))
         if params.name == "block":
             await self.released.wait()
+        if params.name == "refuse":  # a protocol error whose message is the `text` given
+            raise MCPError(types.INVALID_PARAMS, str(arguments.get("text")))
         text = str(arguments.get("text", params.name))
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 

@@ -417,7 +417,7 @@ class Downstream(ClientWishes):
                 waited = self.settings.call_timeout
                 return error_result(f"Server '{self.name}' did not answer '{name}' within {waited:g} s.")
             if exc.error.code != types.CONNECTION_CLOSED:
-                return error_result(f"Server '{self.name}' rejected the call to '{name}': {exc}")
+                return error_result(f"Server '{self.name}' rejected the call to '{name}': {self.log.mask(str(exc))}")
             await self._settle()  # the server died under the call: say how, once the exit is known
             return self.unavailable(f"the connection closed during the call to '{name}'")
         except TimeoutError:

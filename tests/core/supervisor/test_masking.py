@@ -90,3 +90,18 @@ async def test_the_reason_and_the_unavailable_error_quote_stderr_masked() -> Non
         assert all(KEY not in line.text for line in downstream.log.lines)
     finally:
         await downstream.stop()
+
+
+async def test_a_servers_protocol_error_is_quoted_masked() -> None:
+    """A server refusing a call may quote the key it was given; the isError (and the activity
+    record made of it) must not."""
+    spawner = FakeSpawner(stripe=MemoryServer("stripe"))
+    downstream = Downstream(StdioServerConfig("stripe", "stripe-mcp"), SETTINGS, None, lambda _: None, spawner=spawner)
+    downstream.start()
+    try:
+        await wait_for(lambda: downstream.status.state is State.READY)
+        result = await downstream.call_tool("refuse", {"text": f"invalid API key {KEY}"})
+        assert isinstance(result, types.CallToolResult) and result.is_error
+        assert text_of(result) == "Server 'stripe' rejected the call to 'refuse': invalid API key ***"
+    finally:
+        await downstream.stop()
