@@ -17,6 +17,7 @@ import anyio
 from mcpmanager import __version__
 from mcpmanager.commands import clients as clients_command
 from mcpmanager.commands import connect as connect_command
+from mcpmanager.commands import pins as pins_command
 from mcpmanager.commands import resolve as resolve_command
 from mcpmanager.commands import search as search_command
 from mcpmanager.core.config.load import load_config
@@ -58,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     search_command.add_parser(commands)
     resolve_command.add_parser(commands)
     clients_command.add_parser(commands)
+    pins_command.add_parser(commands)
 
     demo = commands.add_parser("demo-server", help="run a bundled demo server (the demo config launches these)")
     demo.add_argument("script", help="notes_server.py or clock_server.py")
@@ -104,6 +106,11 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return resolve_command.run(args)
     if args.command in ("import", "install"):
         return clients_command.run(args)
+    if args.command == "pins":
+        try:
+            return pins_command.run(args)
+        except pins_command.PinsError as exc:
+            raise UsageError(str(exc)) from None
     if args.command == "demo-server":
         return _demo_server(args.script)
     if args.command is None:
@@ -238,7 +245,9 @@ def _format_engine(info: dict[str, Any]) -> str:
         if retry is not None:
             reason += f" (retry in {retry:g} s)"
         logs = f"logs: {server['logs']}" if server.get("logs") else ""  # a full disk: it serves on
-        text = "; ".join(part for part in (detail, reason, logs) if part)
+        held = [entry["tool"] for entry in server.get("held") or []]
+        withheld = f"held (changed since approved, see `mcpmanager pins`): {', '.join(held)}" if held else ""
+        text = "; ".join(part for part in (detail, reason, logs, withheld) if part)
         lines.append(f"  {name:<{width}}  {state:<8}  {text}".rstrip())
     return "\n".join(lines)
 

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from mcpmanager import __version__
 from mcpmanager.core.catalogue.catalogue import Catalogue
 from mcpmanager.core.catalogue.offerings import Offerings, ServerOffers
+from mcpmanager.core.catalogue.pins import Held, Pins
 from mcpmanager.core.config.load import load_config
 from mcpmanager.core.config.model import Config, ConfigError
 from mcpmanager.core.config.modes import MODES, Mode
@@ -32,6 +33,7 @@ from mcpmanager.core.supervisor.events import (
     DownstreamEvent,
     OffersChanged,
     ResourceUpdated,
+    ToolDict,
     ToolsChanged,
 )
 from mcpmanager.core.supervisor.lifecycle import State
@@ -42,6 +44,7 @@ from mcpmanager.core.tasks import spawn
 
 logger = logging.getLogger(__name__)
 CACHE_SAVE_DELAY = 0.5  # seconds: servers that come up together share one cache write
+PINS_FILE = "pins.json"  # approved tool definitions, beside the config file
 ADVERTISE_RETRY = 2.0  # seconds between tries to write the advertisement on a full disk
 
 FrontEnd = Literal["serve", "gui", "background"]
@@ -96,6 +99,10 @@ class Engine:
         # The last config change that was refused (cleared when one is applied): `status` shows it,
         # not only the engine's stderr, which nobody reads when a client started the engine.
         self.config_error: str | None = None
+        # Tool pinning: approved definitions beside the config; the tools held now, by server.
+        self.pins = Pins(paths.config_file.with_name(PINS_FILE))
+        self.held: dict[str, list[Held]] = {}
+        self.router.withheld = self.withheld
         self._started = time.time()
         self._applying = asyncio.Lock()
         self._save_pending = False
@@ -177,8 +184,12 @@ class Engine:
         is back."""
         path = self.paths.config_file
         seen = _stamp(path)
+        pins_path, pins_seen = self.pins.path, _stamp(self.pins.path) if self.pins.path else None
         while True:
             await asyncio.sleep(interval)
+            if pins_path is not None and (pins_stamp := _stamp(pins_path)) != pins_seen:
+                pins_seen = pins_stamp
+                self._pins_changed()
             stamp = _stamp(path)
             if stamp == seen:
                 continue
@@ -217,8 +228,7 @@ class Engine:
 
     def _on_downstream(self, event: DownstreamEvent) -> None:
         if isinstance(event, ToolsChanged):
-            self.catalogue.set_tools(event.server, event.tools, save=False)
-            self._schedule_cache_save()
+            self._review(event.server, event.tools)
         elif isinstance(event, OffersChanged):
             offers = ServerOffers(tuple(event.prompts), tuple(event.resources), tuple(event.templates))
             self.offerings.set_offers(event.server, offers)
@@ -227,6 +237,31 @@ class Engine:
 
         self._schedule_advertise()  # the advertisement carries states and tool counts
         self.events.emit(event)
+
+    def _review(self, server: str, tools: list[ToolDict]) -> None:
+        """Serve a server's tools but those whose definition changed since approved (`pins`)."""
+        allowed, held = self.pins.review(server, tools)
+        if held:
+            logger.warning("%s: %d tool(s) changed since approved and are held: %s", server, len(held),
+                           ", ".join(h.tool for h in held))  # fmt: skip
+        self.held[server] = held
+        self.catalogue.set_tools(server, allowed, save=False)
+        self._schedule_cache_save()
+
+    def _pins_changed(self) -> None:
+        """`pins.json` changed (an approval): review every running server's tools again."""
+        self.pins.load()
+        for name, downstream in self.downstreams.items():
+            if downstream.tools is not None:
+                self._review(name, downstream.tools)
+        self._advertise()
+
+    def withheld(self, called: str) -> str | None:
+        """Why a name that resolves to nothing is a held tool's, or None."""
+        for held in (h for tools in self.held.values() for h in tools):
+            if called in (held.tool, f"{held.server}__{held.tool}", f"{held.server}:{held.tool}"):
+                return held.refusal()
+        return None
 
     def _schedule_cache_save(self) -> None:
         """One cache write for a burst of servers listing their tools, encoded and written off the
@@ -318,6 +353,7 @@ class Engine:
                     "protocol": d.protocol_version,
                     "log": str(d.log.path) if d.log.path else None,
                     "logs": d.log.trouble,  # why its log file cannot be written (a full disk), if so
+                    "held": [h.describe() for h in self.held.get(name, [])],  # changed tools, withheld
                 }
                 for name, d in self.downstreams.items()
             },

@@ -10,9 +10,10 @@ resources, log messages) reaches the clients through every mode server.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import mcp_types as types
@@ -40,7 +41,7 @@ from mcpmanager.core.resolve.names import Resolution
 from mcpmanager.core.resolve.resolver import Resolver
 from mcpmanager.core.resolve.words import fold
 from mcpmanager.core.search.index import SearchIndex
-from mcpmanager.core.supervisor.downstream import Downstream, ProgressCallback
+from mcpmanager.core.supervisor.downstream import Downstream, ProgressCallback, Unavailable
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.tool_results import error_result
 
@@ -84,6 +85,8 @@ class Router:
             for m in MODES
         }
         self.mode = mode  # the default mode: what stdio and `/mcp` serve
+        # Why a name is a withheld tool's (its definition changed since approved), or None: the engine's.
+        self.withheld: Callable[[str], str | None] = lambda _called: None
 
     @property
     def server(self) -> Server[Any]:
@@ -191,7 +194,9 @@ class Router:
             self.activity.update(record, **where, how=how, renames=renames)
         if plan.error is not None or tool is None:
             text = plan.error or f"Unknown tool '{called}'."
-            if tool is None and not plan.resolution.ambiguous:  # candidates were named: they are the answer
+            if tool is None and (held := self.withheld(called)) is not None:
+                text = held  # a tool that changed since approved: say so, not "unknown"
+            elif tool is None and not plan.resolution.ambiguous:  # candidates were named: they are the answer
                 text += self._unknown_servers()
             failure = error_result(text)
             finish("unknown" if tool is None else "refused", failure)
@@ -213,6 +218,12 @@ class Router:
         downstream = self.servers.get(tool.server)
         if downstream is None:
             return error_result(f"Server '{tool.server}' of tool '{called}' is not configured any more.")
+        # A tool known from the cache while its server starts is checked again once the server is up
+        # and its tools reviewed: a definition changed since approved is withheld, not called.
+        with contextlib.suppress(Unavailable):  # (call_tool says why it cannot run)
+            await downstream.ready_client()
+            if (held := self.withheld(f"{tool.server}:{tool.name}")) is not None:
+                return error_result(held)
         wants_progress = _progress_token(ctx) is not None
 
         async def send(caller: Caller, answers: types.InputResponses | None, state: str | None) -> CallResult:
