@@ -76,11 +76,13 @@ class Pins:
         self.path = path
         self._approved: dict[str, dict[str, dict[str, Any]]] = {}  # server → tool → definition
         self._readable = True
+        self._prints: dict[tuple[str, str], str] = {}  # the approved definitions' fingerprints, as computed
         self.load()
 
     def load(self) -> None:
         if self.path is None:
             return
+        self._prints.clear()
         try:
             document = json.loads(self.path.read_text(encoding="utf-8"))
             servers = document["servers"]
@@ -109,7 +111,7 @@ class Pins:
                 approved[name] = definition(spec)
                 added = True
                 allowed.append(spec)
-            elif fingerprint(pinned) == fingerprint(spec):
+            elif self._print(server, name, pinned) == fingerprint(spec):
                 allowed.append(spec)
             else:
                 now = definition(spec)
@@ -119,6 +121,14 @@ class Pins:
             self._save()
         return allowed, held
 
+    def _print(self, server: str, tool: str, approved: Mapping[str, Any]) -> str:
+        """An approved definition's fingerprint, computed once (a server's tools are reviewed on
+        every start and list change)."""
+        key = (server, tool)
+        if key not in self._prints:
+            self._prints[key] = fingerprint(approved)
+        return self._prints[key]
+
     def approve(self, held: Iterable[Mapping[str, Any]]) -> list[str]:
         """Record the new definitions of held tools (as `Held.describe` gives them); their names."""
         names = []
@@ -127,6 +137,7 @@ class Pins:
             if fingerprint(now) != entry["fingerprint"]:
                 raise ValueError(f"the definition of {entry['server']}:{entry['tool']} does not match its fingerprint")
             self._approved.setdefault(str(entry["server"]), {})[str(entry["tool"])] = now
+            self._prints.pop((str(entry["server"]), str(entry["tool"])), None)
             names.append(f"{entry['server']}:{entry['tool']}")
         self._save()
         return names

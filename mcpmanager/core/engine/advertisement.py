@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpmanager.core.system.atomic_write import write_atomic
+from mcpmanager.core.system.process_groups import pid_exists
 
 logger = logging.getLogger(__name__)
 
@@ -44,22 +45,12 @@ def read_advertisements(runtime_dir: Path) -> list[dict[str, Any]]:
             info = json.loads(path.read_text(encoding="utf-8"))
         except (ValueError, OSError):
             continue
-        if not _alive(pid):
+        if not pid_exists(pid):
             path.unlink(missing_ok=True)
             continue
         if isinstance(info, dict):
             found.append(info)
     return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 LAST_CONFIG = "last-config"

@@ -219,11 +219,13 @@ class Router:
         if downstream is None:
             return error_result(f"Server '{tool.server}' of tool '{called}' is not configured any more.")
         # A tool known from the cache while its server starts is checked again once the server is up
-        # and its tools reviewed: a definition changed since approved is withheld, not called.
-        with contextlib.suppress(Unavailable):  # (call_tool says why it cannot run)
-            await downstream.ready_client()
-            if (held := self.withheld(f"{tool.server}:{tool.name}")) is not None:
-                return error_result(held)
+        # and its tools reviewed: a definition changed since approved is withheld, not called. (A
+        # ready server's tools were reviewed before they were resolved: nothing to wait for.)
+        if downstream.status.state is not State.READY:
+            with contextlib.suppress(Unavailable):  # (call_tool says why it cannot run)
+                await downstream.ready_client()
+                if (held := self.withheld(f"{tool.server}:{tool.name}")) is not None:
+                    return error_result(held)
         wants_progress = _progress_token(ctx) is not None
 
         async def send(caller: Caller, answers: types.InputResponses | None, state: str | None) -> CallResult:

@@ -49,13 +49,21 @@ def _stat(pid: int) -> list[str] | None:
     return text.rpartition(")")[2].split()
 
 
-def _alive(pid: int, ticks: int | None) -> bool:
+def pid_exists(pid: int) -> bool:
+    """A process of that number exists (one of another user's counts: it is not ours to signal)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
+    return True
+
+
+def _alive(pid: int, ticks: int | None) -> bool:
+    """The process that started at `ticks` (when known) is still running: not gone, not a zombie."""
+    if not pid_exists(pid):
+        return False
     fields = _stat(pid)
     if fields is not None and fields[0] == "Z":
         return False
