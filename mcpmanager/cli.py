@@ -17,9 +17,11 @@ import anyio
 from mcpmanager import __version__
 from mcpmanager.commands import clients as clients_command
 from mcpmanager.commands import connect as connect_command
+from mcpmanager.commands import login as login_command
 from mcpmanager.commands import pins as pins_command
 from mcpmanager.commands import resolve as resolve_command
 from mcpmanager.commands import search as search_command
+from mcpmanager.commands import secrets as secrets_command
 from mcpmanager.core.config.load import load_config
 from mcpmanager.core.config.model import Config, ConfigError
 from mcpmanager.core.config.modes import MODES
@@ -60,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     resolve_command.add_parser(commands)
     clients_command.add_parser(commands)
     pins_command.add_parser(commands)
+    login_command.add_parser(commands)
+    secrets_command.add_parser(commands)
 
     demo = commands.add_parser("demo-server", help="run a bundled demo server (the demo config launches these)")
     demo.add_argument("script", help="notes_server.py or clock_server.py")
@@ -110,6 +114,16 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         try:
             return pins_command.run(args)
         except pins_command.PinsError as exc:
+            raise UsageError(str(exc)) from None
+    if args.command == "secrets":
+        try:
+            return secrets_command.run(args)
+        except secrets_command.SecretsError as exc:
+            raise UsageError(str(exc)) from None
+    if args.command in ("login", "logout"):
+        try:
+            return login_command.run(args)
+        except login_command.LoginError as exc:
             raise UsageError(str(exc)) from None
     if args.command == "demo-server":
         return _demo_server(args.script)
@@ -212,18 +226,25 @@ async def _cancel_on_signals(scope: anyio.CancelScope) -> None:
 
 
 def _status(args: argparse.Namespace) -> int:
+    from mcpmanager.core.vault.store import Vault
+
     paths = Paths.resolve(config_file=args.config)
     # The engine masks what it advertises; masking again by the rule is the net under a reason some
     # future path forgets to mask (the output lands in terminals, bug reports and CI logs).
     engines = [mask_strings(info) for info in read_advertisements(paths.runtime_dir)]
-    if args.json:
-        print(json.dumps({"engines": engines}, indent=1))
-        return 0 if engines else 1
     if not engines:
-        print("no mcpmanager engine is running", file=sys.stderr)
+        if args.json:
+            print(json.dumps({"engines": []}, indent=1))
+        else:
+            print("no mcpmanager engine is running", file=sys.stderr)
         return 1
+    keyring = secrets_command.keyring_line(Vault())  # where `${keyring:…}` entries live (docs/trust.md)
+    if args.json:
+        print(json.dumps({"engines": engines, "keyring": keyring.removeprefix("keyring: ")}, indent=1))
+        return 0
     for info in engines:
         print(_format_engine(info))
+    print(keyring)
     return 0
 
 
@@ -246,7 +267,7 @@ def _format_engine(info: dict[str, Any]) -> str:
             reason += f" (retry in {retry:g} s)"
         logs = f"logs: {server['logs']}" if server.get("logs") else ""  # a full disk: it serves on
         held = [entry["tool"] for entry in server.get("held") or []]
-        withheld = f"held (changed since approved, see `mcpmanager pins`): {', '.join(held)}" if held else ""
+        withheld = f"held for review (changed or new, see `mcpmanager pins`): {', '.join(held)}" if held else ""
         text = "; ".join(part for part in (detail, reason, logs, withheld) if part)
         lines.append(f"  {name:<{width}}  {state:<8}  {text}".rstrip())
     return "\n".join(lines)

@@ -1,6 +1,6 @@
 """`mcpmanager import` and `mcpmanager install`: bring a client's servers in, put mcpmanager in.
 
-    mcpmanager import --from CLIENT [--dry-run] [--config P]
+    mcpmanager import --from CLIENT [--dry-run] [--secrets-to-keyring] [--config P]
     mcpmanager install --client CLIENT [--mode discovery|direct] [--disable-served] [--dry-run] [--config P]
     mcpmanager install --client CLIENT --undo [--dry-run]
 
@@ -10,7 +10,9 @@ looked for in the user's home folder (`HOME`, `USERPROFILE` on Windows) and the 
 
 - import: prints each server added (`+`, with the name it got when its own was taken by a different
   server) or skipped (`=`, identical to one mcpmanager has); problems reading the client's files go
-  to stderr, one line each; `--dry-run` writes nothing. See `core/clients/importing.py`.
+  to stderr, one line each; `--dry-run` writes nothing. `--secrets-to-keyring` stores the secret env
+  and header values of the servers added in the OS keyring (as `SERVER/KEY`) and imports references
+  to them (the dry run names each value that would move, masked). See `core/clients/importing.py`.
 - install: prints the preview (a unified diff of the client's file, secrets masked), then writes it
   with a timestamped backup next to the file (`--dry-run`: the preview only). Servers there that
   mcpmanager already serves are named, and `--disable-served` turns them off in the client. `--undo`
@@ -36,6 +38,7 @@ if TYPE_CHECKING:  # the machinery loads only when the command runs: `connect` s
     from mcpmanager.core.clients.change import Change
     from mcpmanager.core.clients.importing import ImportPlan
     from mcpmanager.core.config.model import Config
+    from mcpmanager.core.config.servers import ServerConfig
 
 CLIENT_HELP = "claude-desktop, cursor, vscode, vscode-insiders or claude-code"
 
@@ -49,6 +52,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     imp = subparsers.add_parser("import", help="add a client's MCP servers to mcpmanager's config")
     imp.add_argument("--from", dest="client", required=True, metavar="CLIENT", help=CLIENT_HELP)
     imp.add_argument("--dry-run", action="store_true", help="show what would be added; change nothing")
+    imp.add_argument(
+        "--secrets-to-keyring", action="store_true", help="store their secret env/header values in the OS keyring"
+    )
     imp.add_argument("--config", type=Path, help="config file (default: the user's mcpmanager config)")
     imp.add_argument("--platform", help=argparse.SUPPRESS)  # tests: read another platform's layout
 
@@ -104,16 +110,37 @@ def _import(args: argparse.Namespace) -> int:
     plan = plan_import(args.client, path, _home(), _platform(args), os.environ)
     for problem in plan.problems:
         print(f"mcpmanager: {problem}", file=sys.stderr)
+    candidates = _secrets_to_keyring(plan, args.dry_run) if args.secrets_to_keyring else plan.candidates
     if not args.dry_run and plan.added:
         # The config file as it is now (an edit made since the preview is kept); a running engine
         # follows the file.
         try:
-            added, skipped = anyio.run(Control(path).import_servers, plan.candidates)
+            added, skipped = anyio.run(Control(path).import_servers, candidates)
         except ControlError as exc:
             raise BadUsage(str(exc)) from None
         plan = replace(plan, added=added, skipped=skipped)
     _report_import(plan, path, args.dry_run)
     return 0
+
+
+def _secrets_to_keyring(plan: ImportPlan, dry_run: bool) -> list[tuple[ServerConfig, Path]]:
+    """Say which values move (masked) and, unless a dry run, store them: the candidates to import."""
+    from mcpmanager.commands.secrets import keyring_line
+    from mcpmanager.core.clients.importing import planned_moves, secrets_to_keyring
+    from mcpmanager.core.vault.store import Vault, VaultError
+
+    vault = Vault()
+    moves = planned_moves(plan)
+    for move in moves:
+        print(("would move " if dry_run else "moving ") + move.describe())
+    if moves:
+        print(keyring_line(vault))
+    if dry_run or not moves:
+        return plan.candidates
+    try:
+        return secrets_to_keyring(plan, vault)
+    except VaultError as exc:
+        raise BadUsage(f"{exc}; nothing was imported") from None
 
 
 def _report_import(plan: ImportPlan, path: Path, dry_run: bool) -> None:

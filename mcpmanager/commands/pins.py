@@ -1,5 +1,5 @@
-"""`mcpmanager pins`: the tools withheld because their definition changed since approved, and
-approving them.
+"""`mcpmanager pins`: the tools withheld because their definition changed since approved (or, with
+`proxy.newTools` "hold", because they are new to a server whose tools were approved), and approving them.
 
     mcpmanager pins [--json]                       the held tools of every running engine
     mcpmanager pins approve (SERVER:TOOL ... | --all)
@@ -23,7 +23,7 @@ class PinsError(Exception):
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("pins", help="tools withheld because they changed since approved")
+    parser = subparsers.add_parser("pins", help="tools withheld because they changed (or are new) since approved")
     parser.add_argument("--json", action="store_true", help="print JSON")
     actions = parser.add_subparsers(dest="pins_action")
     approve = actions.add_parser("approve", help="approve the new definitions of held tools")
@@ -50,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
         elif not held:
             print("no tool is held")
         for _, entry in held if not args.json else []:
-            print(f"{entry['server']}:{entry['tool']}  changed: {', '.join(entry['changed'])}")
+            what = "new" if entry.get("new") else f"changed: {', '.join(entry['changed'])}"
+            print(f"{entry['server']}:{entry['tool']}  {what}")
         return 0
     wanted = set(args.tools)
     chosen = [(f, e) for f, e in held if args.all or f"{e['server']}:{e['tool']}" in wanted]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -39,6 +39,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run(args: argparse.Namespace) -> int:
     from mcpmanager.commands.catalogue_input import command_catalogue, load_settings
     from mcpmanager.core.config.model import ConfigError
+    from mcpmanager.core.proxy.approval_rule import rule_for
     from mcpmanager.core.search.index import SearchDoc, SearchIndex
 
     try:
@@ -49,6 +50,10 @@ def run(args: argparse.Namespace) -> int:
         queries = _read_queries(args.queries) if args.queries is not None else None
         catalogue = command_catalogue(args.catalogue, args.config, config)
         docs = [SearchDoc.from_tool(t.server, t.name, t.exposed, t.spec) for t in catalogue.tools()]
+        # Whether serving would ask before a call of each (core/proxy/approval_rule.py).
+        policies = {
+            t.key: rule_for(t.name, t.spec, config.tools.get(t.key), config.proxy).policy for t in catalogue.tools()
+        }
     except (BadInput, ConfigError) as exc:
         print(f"mcpmanager: {exc}", file=sys.stderr)
         return 2
@@ -57,9 +62,9 @@ def run(args: argparse.Namespace) -> int:
     by_key = {doc.key: doc for doc in docs}
     if queries is not None:
         for query_id, text in queries:
-            _write_json(sys.stdout, query_id, _results(index, by_key, text, limit))
+            _write_json(sys.stdout, query_id, _results(index, by_key, text, limit, policies))
     elif args.json:
-        _write_json(sys.stdout, None, _results(index, by_key, args.query, limit))
+        _write_json(sys.stdout, None, _results(index, by_key, args.query, limit, policies))
     else:
         _write_list(sys.stdout, args.query, index, by_key, limit)
     return 0
@@ -112,12 +117,17 @@ def _parse_queries(name: str, lines: TextIO) -> Iterator[tuple[Any, str]]:
 Docs = dict[str, "SearchDoc"]  # by key
 
 
-def _results(index: SearchIndex, docs: Docs, query: str, limit: int) -> list[dict[str, Any]]:
+def _results(
+    index: SearchIndex, docs: Docs, query: str, limit: int, policies: Mapping[str, str]
+) -> list[dict[str, Any]]:
     results = []
     for hit in index.search(query, limit):
         doc = docs[hit.key]
         score = round(hit.score, 4)
-        results.append({"server": doc.server, "tool": doc.name, "name": doc.exposed, "score": score})
+        approval = policies.get(hit.key, "allow")
+        results.append(
+            {"server": doc.server, "tool": doc.name, "name": doc.exposed, "score": score, "approval": approval}
+        )
     return results
 
 

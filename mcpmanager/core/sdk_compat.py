@@ -9,6 +9,7 @@ readers stay defensive: a moved private attribute costs a figure in the window, 
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx2
@@ -16,12 +17,15 @@ import mcp_types as types
 from mcp import Client
 from mcp.client import Transport
 from mcp.client._transport import TransportStreams
+from mcp.client.auth import OAuthClientProvider, TokenStorage
 from mcp.server.lowlevel import Server
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import ListenHandler
 from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
 
 __all__ = [
+    "OAuthProvider",
     "Transport",
     "TransportStreams",
     "connection_of",
@@ -33,9 +37,32 @@ __all__ = [
 ]
 
 
-def mcp_http_client(headers: dict[str, str] | None = None) -> httpx2.AsyncClient:
-    """An HTTP client with the timeouts the SDK's own transports use."""
-    return create_mcp_http_client(headers=headers)
+def mcp_http_client(headers: dict[str, str] | None = None, auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
+    """An HTTP client with the timeouts the SDK's own transports use (`auth`: signed in with OAuth)."""
+    return create_mcp_http_client(headers=headers, auth=auth)
+
+
+class OAuthProvider(OAuthClientProvider):
+    """The SDK's OAuth client, which on loading stored tokens forgets when they expire (it keeps only
+    a relative `expires_in`): it would send an expired token, be refused, and start a sign-in. This
+    one takes the stored absolute expiry from `expiry` as it loads (its private `_initialize`), so an
+    engine started after the token expired refreshes it first."""
+
+    def __init__(
+        self,
+        server_url: str,
+        metadata: OAuthClientMetadata,
+        storage: TokenStorage,
+        redirect: Callable[[str], Awaitable[None]] | None,
+        callback: Callable[[], Awaitable[AuthorizationCodeResult]] | None,
+        expiry: Callable[[], float | None],
+    ) -> None:
+        super().__init__(server_url, metadata, storage, redirect, callback)
+        self._expiry = expiry
+
+    async def _initialize(self) -> None:
+        await super()._initialize()
+        self.context.token_expiry_time = self._expiry()
 
 
 def pass_results_through(client: Client) -> None:

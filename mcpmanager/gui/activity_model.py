@@ -21,8 +21,8 @@ from mcpmanager.core.proxy.activity import Activity, CallRecord, Outcome
 from mcpmanager.gui.engine_signals import EngineSignals
 
 Index = QModelIndex | QPersistentModelIndex
-TIME, CALLED, VIA, RESOLVED, HOW, DURATION, RESULT, DETAIL = range(8)
-HEADERS = ("Time", "Called", "Via", "Resolved to", "How", "Duration", "Result", "Detail")
+TIME, CALLED, VIA, RESOLVED, HOW, DURATION, RESULT, APPROVAL, DETAIL = range(9)
+HEADERS = ("Time", "Called", "Via", "Resolved to", "How", "Duration", "Result", "Approval", "Detail")
 SORT_ROLE = Qt.ItemDataRole.UserRole
 RECORD_ROLE = Qt.ItemDataRole.UserRole + 1  # the row's CallRecord (the page reads it through proxies)
 
@@ -204,6 +204,8 @@ def _display(record: CallRecord, column: int) -> str:
         return duration_text(record)
     if column == RESULT:
         return record.outcome
+    if column == APPROVAL:
+        return record.approval or ""  # asked before the call: what was decided, by whom
     if column == DETAIL:
         return record.detail or ""
     return ""

@@ -178,7 +178,7 @@ class ActivityPage(QWidget):
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
-        for column, width in zip(range(DETAIL), (70, 150, 70, 170, 200, 75, 70), strict=True):
+        for column, width in zip(range(DETAIL), (70, 150, 70, 170, 200, 75, 70, 170), strict=True):
             header.resizeSection(column, width)
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._context_menu)

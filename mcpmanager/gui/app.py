@@ -30,6 +30,7 @@ from mcpmanager.core.engine.control import Control
 from mcpmanager.core.engine.engine import Engine, Identity
 from mcpmanager.core.engine.host import host_http, token_file
 from mcpmanager.core.engine.single_instance import control, describe, engine_lock, wait_for_advertisement
+from mcpmanager.core.proxy.approval import PendingAsk
 from mcpmanager.core.serve.http import PortUnavailable
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.system.file_lock import FileLock
@@ -39,6 +40,7 @@ from mcpmanager.gui import style
 from mcpmanager.gui.context import GuiContext
 from mcpmanager.gui.engine_signals import EngineSignals
 from mcpmanager.gui.errors import ErrorFunnel
+from mcpmanager.gui.held_watch import held_count_text, tray_tooltip
 from mcpmanager.gui.main_window import MainWindow
 
 logger = logging.getLogger("mcpmanager.gui")
@@ -221,6 +223,13 @@ class Manager:
                 self.bring_forward()
 
         menu.addAction("Show mcpmanager", self.bring_forward)
+
+        def review_held() -> None:
+            self.bring_forward()
+            window.held.review()
+
+        review = menu.addAction("Review held tools…", review_held)  # shown while a tool is held
+        review.setVisible(False)
         menu.addSeparator()
         menu.addAction("Quit (stop every server)", self.quit.set)
         tray.setContextMenu(menu)
@@ -231,9 +240,22 @@ class Manager:
             worst = style.worst(states)
             tray.setIcon(style.tray_icon(worst))
             ready = sum(1 for s in states if s is State.READY)
-            tray.setToolTip(f"mcpmanager: {ready}/{len(states)} servers ready")
+            held = window.held.watch.held
+            tray.setToolTip(tray_tooltip(ready, len(states), held))
+            review.setText(f"Review {held_count_text(held)}…")
+            review.setVisible(bool(held))
 
         ctx.signals.statusChanged.connect(recolour)
         ctx.signals.serversChanged.connect(recolour)
+        window.held.watch.changed.connect(recolour)
+
+        def approval_asked(ask: PendingAsk) -> None:
+            if not window.isActiveWindow():  # the panel is not in sight: say so, without raising the window
+                title = "mcpmanager: a call waits for your approval"
+                text = f"{ask.client} wants to call {ask.tool} on {ask.server}."
+                tray.showMessage(title, text, QSystemTrayIcon.MessageIcon.Warning, 15000)
+
+        window.approvals.asked.connect(approval_asked)
+        tray.messageClicked.connect(self.bring_forward)
         tray.show()
         self.tray = tray

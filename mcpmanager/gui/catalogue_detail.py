@@ -10,6 +10,7 @@ while it still shows what the engine has. The labels and panes built here (`plai
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +34,9 @@ from PySide6.QtWidgets import (
 
 from mcpmanager.core.catalogue.call_templates import call_template, optional_parameters
 from mcpmanager.core.catalogue.catalogue import ToolEntry
+from mcpmanager.core.config.settings import ProxySettings
 from mcpmanager.gui import style
+from mcpmanager.gui.approval_choice import ApprovalChoice
 from mcpmanager.gui.catalogue_model import CatalogueModel
 
 _HINTS = {
@@ -198,9 +201,11 @@ class ToolDetail(QWidget):
     """One row of the model, under the table: what the tool is and its aliases on the left, how to
     call it and its schema on the right. `show_row(None)` shows the hint to pick one."""
 
-    def __init__(self, model: CatalogueModel) -> None:
+    def __init__(self, model: CatalogueModel, proxy: Callable[[], ProxySettings] = ProxySettings) -> None:
         super().__init__()
         self.model = model
+        self.approval = ApprovalChoice(proxy)  # asking before its calls (core/proxy/approval.py)
+        self.approval.chosen.connect(self.apply_approval)
         self.key: str | None = None
 
         self.hint = QLabel(
@@ -243,6 +248,7 @@ class ToolDetail(QWidget):
         facts.addRow("Original name", self.original)
         facts.addRow("Size", self.cost)
         facts.addRow("Annotations", self.annotations)
+        facts.addRow("Approval", self.approval)
         alias_row = QHBoxLayout()
         alias_row.addWidget(self.aliases, 1)
         alias_row.addWidget(self.aliases_apply)
@@ -305,6 +311,7 @@ class ToolDetail(QWidget):
         self.schema.setText(json.dumps(schema, indent=2, ensure_ascii=False) if schema is not None else "(none)")
         self.aliases.show_saved(list(entry.settings.aliases), force=not same)
         self.params.show_saved(dict(entry.settings.params), declared_parameters(entry.spec), force=not same)
+        self.approval.show_tool(entry)
         self._update_buttons()
 
     def apply_aliases(self) -> None:
@@ -316,6 +323,11 @@ class ToolDetail(QWidget):
         if self.key is not None and self.params.dirty():
             doing = f"set the parameter aliases of {self.title.text()}"
             self.model.change_tool(self.key, {"params": self.params.value()}, doing)
+
+    def apply_approval(self, _chosen: str) -> None:
+        if self.key is not None:
+            doing = f"set the approval of {self.title.text()}"
+            self.model.change_tool(self.key, {"approval": self.approval.value()}, doing)
 
     def copy_template(self) -> None:
         QGuiApplication.clipboard().setText(self.template.text())

@@ -32,6 +32,7 @@ from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from shiboken6 import isValid
 
 from mcpmanager.core.catalogue.catalogue import ToolEntry
+from mcpmanager.gui.approval_choice import ApprovalValue
 from mcpmanager.gui.catalogue_offers import PROMPT, RESOURCE, TEMPLATE, Offer, offers_of
 from mcpmanager.gui.catalogue_rows import (
     ALIASES,
@@ -101,6 +102,7 @@ class ToolChange(TypedDict, total=False):
     disabled: bool
     aliases: list[str]
     params: dict[str, str]
+    approval: ApprovalValue
 
 
 # (key, change, what the user was doing) → the running change, or None if nothing was started.

@@ -99,7 +99,7 @@ class CataloguePage(QWidget):
         # Wide enough for any count: a label that grows while typing would re-lay out the row each time.
         self.count.setMinimumWidth(self.count.fontMetrics().horizontalAdvance("000,000 of 000,000 resources"))
         self.kind_buttons = self._make_kind_buttons()
-        self.detail = ToolDetail(self.model)
+        self.detail = ToolDetail(self.model, lambda: ctx.engine.config.proxy)
         self.offer_detail = OfferDetail()
         self.details = QStackedWidget()  # the tool's detail (or the hint to pick a row), or the offer's
         self.details.addWidget(self.detail)

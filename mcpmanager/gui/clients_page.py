@@ -6,8 +6,9 @@ Everything that touches a file runs off the UI thread (`asyncio.to_thread` insid
 reports failures through the error funnel). Install and Undo show their preview first (the diff of
 the client's file, secrets masked) in a non-modal dialog (`open()`, never `exec()`: a nested event
 loop would stall the engine on qasync); only its confirmation writes, with the backup and checks of
-`core/clients/install.py` (a file changed since the preview is not written). Import goes through
-`Control`, so the running engine takes the servers at once.
+`core/clients/install.py` (a file changed since the preview is not written). Import shows what it
+would add (`ImportPreview`, which offers to move the servers' secrets into the keyring) and goes
+through `Control`, so the running engine takes the servers at once.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from PySide6.QtWidgets import (
 from mcpmanager.core.clients.backups import apply_change
 from mcpmanager.core.clients.change import Change, Target, TargetState
 from mcpmanager.core.clients.errors import ClientNotFound, InstallError
-from mcpmanager.core.clients.importing import read_client
+from mcpmanager.core.clients.importing import ImportPlan, plan_for, read_client, secrets_to_keyring
 from mcpmanager.core.clients.install import (
     inspect,
     install_targets,
@@ -57,7 +58,9 @@ from mcpmanager.core.config.modes import DEFAULT_MODE, MODES, Mode, is_mode
 from mcpmanager.core.engine.control import ControlError
 from mcpmanager.core.serve.bearer_token import read_token, token_path
 from mcpmanager.core.system.own_command import mcpmanager_command
+from mcpmanager.core.vault.store import Vault, VaultError
 from mcpmanager.gui.context import GuiContext
+from mcpmanager.gui.import_preview import ImportPreview
 
 T = TypeVar("T")
 
@@ -132,6 +135,7 @@ class ClientsPage(QWidget):
         self.command = list(command) if command is not None else mcpmanager_command()
         self.rows: list[ClientRow] = []
         self.preview: PreviewDialog | None = None
+        self.import_preview: ImportPreview | None = None
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -404,20 +408,43 @@ class ClientsPage(QWidget):
         self.ctx.run(write(), f"{change.action} in {target.label}")
 
     def import_servers(self, row: ClientRow) -> None:
+        """Read the client's files and show what importing would do (`ImportPreview`); its Import imports."""
         client, label = row.target.client, CLIENTS.get(row.target.client, row.target.client)
+        control = self.ctx.control
 
-        async def bring_in() -> None:
+        async def preview() -> None:
             sources = await _guarded(asyncio.to_thread(read_client, client, self.home, self.platform, self.env))
-            candidates = [(server, source.path) for source in sources for server in source.servers]
-            added, skipped = await self.ctx.control.import_servers(candidates)
-            problems = [p for source in sources for p in source.problems]
-            text = f"Imported {len(added)} server{'s' if len(added) != 1 else ''} from {label}"
-            text += f" ({len(skipped)} already in mcpmanager)." if skipped else "."
-            self.message.setText(text)
-            if problems:
-                self.ctx.errors.report(f"Imported from {label}, with {len(problems)} problems", "\n".join(problems))
+            config = await asyncio.to_thread(lambda: control.current() if control.path.exists() else Config())
+            if self.import_preview is not None:  # one preview at a time: the last one asked for
+                self.import_preview.close()
+                self.import_preview.deleteLater()
+            keyring = await asyncio.to_thread(Vault().summary)  # finding the backend may ask D-Bus
+            dialog = ImportPreview(plan_for(client, sources, config), keyring, self)
+            dialog.accepted.connect(lambda: self._import(dialog.plan, dialog.to_keyring.isChecked()))
+            self.import_preview = dialog
+            dialog.open()
 
-        self.ctx.run(bring_in(), f"import the servers of {label}")
+        self.ctx.run(preview(), f"read the servers of {label}")
+
+    def _import(self, plan: ImportPlan, to_keyring: bool) -> None:
+        async def bring_in() -> None:
+            candidates = plan.candidates
+            if to_keyring:  # stored first (a worker thread: the keyring blocks); a failure imports nothing
+                try:
+                    candidates = await asyncio.to_thread(secrets_to_keyring, plan, Vault())
+                except VaultError as exc:
+                    raise ControlError(f"{exc}; nothing was imported") from exc
+            added, skipped = await self.ctx.control.import_servers(candidates)
+            text = f"Imported {len(added)} server{'s' if len(added) != 1 else ''} from {plan.label}"
+            text += f" ({len(skipped)} already in mcpmanager)." if skipped else "."
+            self.message.setText(text + (" Their secrets are in the keyring." if to_keyring else ""))
+            if plan.problems:
+                problems = plan.problems
+                self.ctx.errors.report(
+                    f"Imported from {plan.label}, with {len(problems)} problems", "\n".join(problems)
+                )
+
+        self.ctx.run(bring_in(), f"import the servers of {plan.label}")
 
 
 async def _guarded(work: Awaitable[T]) -> T:

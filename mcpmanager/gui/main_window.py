@@ -14,6 +14,7 @@ from typing import Protocol, runtime_checkable
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QHBoxLayout,
     QLineEdit,
     QListWidget,
@@ -28,11 +29,13 @@ from mcpmanager import __version__
 from mcpmanager.gui import style
 from mcpmanager.gui.about import AboutDialog
 from mcpmanager.gui.activity_page import ActivityPage
+from mcpmanager.gui.approval_prompt import ApprovalPanel
 from mcpmanager.gui.catalogue_page import CataloguePage
 from mcpmanager.gui.clients_page import ClientsPage
 from mcpmanager.gui.context import GuiContext
 from mcpmanager.gui.error_bar import ErrorBar
 from mcpmanager.gui.first_run import FirstRunBanner
+from mcpmanager.gui.held_banner import HeldBanner
 from mcpmanager.gui.servers_page import ServersPage
 from mcpmanager.gui.status_bar import StatusBar
 from mcpmanager.gui.try_it_page import TryItPage
@@ -94,11 +97,16 @@ class MainWindow(QMainWindow):
             lambda reason: ctx.errors.report(f"Config change not applied (the running setup stays): {reason}")
         )
         self.first_run = FirstRunBanner(ctx)
+        self.approvals = ApprovalPanel(ctx)  # calls waiting for the user's answer: the window is asked
+        self.approvals.asked.connect(lambda _ask: QApplication.alert(self))  # flash, never steal the focus
+        self.held = HeldBanner(ctx)  # tools held for review (changed or new since approved)
         right = QVBoxLayout()
         right.setContentsMargins(0, 0, 0, 0)
         right.setSpacing(0)
         right.addWidget(self.error_bar)
+        right.addWidget(self.approvals)
         right.addWidget(self.first_run)
+        right.addWidget(self.held)
         right.addWidget(self.pages, 1)
         body = QHBoxLayout()
         body.setContentsMargins(0, 0, 0, 0)

@@ -1,7 +1,11 @@
 """Fields that may hold secrets, masked until the user reveals them by the core's one rule
 (`core/config/secrets.py`): a table of names and values (environment, HTTP headers) whose secret rows
 are masked and harmless ones (PATH, LANG) shown, edited in place and checked row by row; and a text
-field (arguments, URL) shown with its secrets masked, read-only until revealed."""
+field (arguments, URL) shown with its secrets masked, read-only until revealed.
+
+A row whose value refers to the keyring (`${keyring:NAME}`, `Bearer ${keyring:NAME}`) holds no
+secret: it is shown as it is, and read-only (typing a token over it would put one back in the file).
+Given a `store` callback, the table offers "Store in keyring" for the secret row selected."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import re
 from collections.abc import Callable
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -26,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from mcpmanager.core.config.secrets import entry_is_secret
+from mcpmanager.core.vault.references import referenced_names
 
 MASK = "•" * 8  # a fixed length: the mask must not tell how long a token is
 
@@ -84,8 +90,14 @@ class SecretTable(QWidget):
         self.add_button.clicked.connect(self._add_clicked)
         self.remove_button = QPushButton("Remove")
         self.remove_button.clicked.connect(self._remove_clicked)
+        self.store_button = QPushButton("Store in keyring")
+        self.store_button.setToolTip("Keep the selected secret in the OS keyring; the config keeps a reference to it")
+        self.store_button.clicked.connect(self._store_clicked)
+        self.store_button.hide()  # shown once the owner says how to store (`offer_keyring`)
+        self._store: Callable[[SecretTable, int, str, str], object] | None = None
+        self.table.currentCellChanged.connect(lambda *_: self._update_store())
         buttons = QHBoxLayout()
-        for widget in (self.add_button, self.remove_button):
+        for widget in (self.add_button, self.remove_button, self.store_button):
             buttons.addWidget(widget)
         buttons.addStretch(1)
         buttons.addWidget(self.reveal)
@@ -98,8 +110,34 @@ class SecretTable(QWidget):
         return self.reveal.isChecked()
 
     def is_secret(self, row: int) -> bool:
+        """A secret's value in plain text (a reference to the keyring is none)."""
         name, value = self.table.item(row, 0), self.table.item(row, 1)
-        return entry_is_secret(name.text().strip() if name else "", str(value.data(VALUE_ROLE) or "") if value else "")
+        text = str(value.data(VALUE_ROLE) or "") if value else ""
+        return not is_reference(text) and entry_is_secret(name.text().strip() if name else "", text)
+
+    def is_reference(self, row: int) -> bool:
+        value = self.table.item(row, 1)
+        return value is not None and is_reference(str(value.data(VALUE_ROLE) or ""))
+
+    def offer_keyring(self, store: Callable[[SecretTable, int, str, str], object]) -> None:
+        """Show "Store in keyring"; `store(table, row, name, value)` stores the selected secret row's value."""
+        self._store = store
+        self.store_button.show()
+        self._update_store()
+
+    def _update_store(self) -> None:
+        row = self.table.currentRow()
+        self.store_button.setEnabled(row >= 0 and self.is_secret(row))
+
+    def _store_clicked(self) -> None:
+        row = self.table.currentRow()
+        if self._store is not None and row >= 0 and self.is_secret(row):
+            name, value = self.rows_at(row)
+            self._store(self, row, name, value)
+
+    def rows_at(self, row: int) -> tuple[str, str]:
+        name, value = self.table.item(row, 0), self.table.item(row, 1)
+        return (name.text().strip() if name else "", str(value.data(VALUE_ROLE) or "") if value else "")
 
     def refresh_row(self, row: int) -> None:
         """Show `row`'s value, or the mask while it is secret and not revealed."""
@@ -110,6 +148,18 @@ class SecretTable(QWidget):
         shown = MASK if value and not self.revealed() and self.is_secret(row) else value
         if item.text() != shown:
             item.setText(shown)
+        reference = is_reference(value)
+        editable = Qt.ItemFlag.ItemIsEditable
+        item.setFlags(item.flags() & ~editable if reference else item.flags() | editable)
+        font = QFont(item.font())
+        font.setItalic(reference)
+        item.setFont(font)
+        names = ", ".join(referenced_names(value))
+        item.setToolTip(
+            f"Kept in the keyring as {names}; `mcpmanager secrets set {names}` changes it" if reference else ""
+        )
+        if row == self.table.currentRow():
+            self._update_store()
 
     def set_rows(self, rows: dict[str, str]) -> None:
         self.table.setRowCount(0)
@@ -228,3 +278,8 @@ class MaskedText(QWidget):
             self.field.setText(shown if hide else text)
         else:
             self.field.setPlainText(shown if hide else text)
+
+
+def is_reference(value: str) -> bool:
+    """A value that refers to the keyring (`${keyring:NAME}`, maybe after `Bearer `)."""
+    return bool(referenced_names(value))

@@ -28,6 +28,7 @@ from mcpmanager.gui import style
 from mcpmanager.gui.catalogue_offers import arguments_text
 from mcpmanager.gui.log_view import LogView
 from mcpmanager.gui.servers_model import state_text
+from mcpmanager.gui.sign_in_bar import SignInBar
 
 
 def command_line(downstream: Downstream) -> str:
@@ -81,9 +82,11 @@ class ServerDetail(QWidget):
         for tree in (self.tools, self.prompts, self.resources):
             self.tabs.addTab(tree, "")
 
+        self.sign_in = SignInBar(engine)  # a remote server that signs in with OAuth
         layout = QVBoxLayout(self)
         layout.addLayout(header)
         layout.addWidget(self.state)
+        layout.addWidget(self.sign_in)
         layout.addLayout(form)
         layout.addWidget(self.tabs, 1)
         self._clock = QTimer(self)
@@ -107,6 +110,7 @@ class ServerDetail(QWidget):
 
     def refresh(self) -> None:
         downstream = self._downstream
+        self.sign_in.show_for(downstream)
         if downstream is None:
             self.title.setText(self.name or "No server selected")
             self.state.setText("")

@@ -4,11 +4,14 @@ then `Control.put_server` saves and applies it, and a change it refuses keeps th
 its message. Secrets are masked until revealed, by the core's one rule: the values of secret
 environment variables and headers (harmless ones, such as LANG or PATH, are shown), and secrets in
 the arguments (`--api-key sk_live_…`) and the URL (`user:password@`, `?token=`), which stay
-read-only while masked.
+read-only while masked. A secret env or header row can be stored in the keyring ("Store in
+keyring"): its value goes to the OS keyring as `SERVER/KEY` at once (a worker thread: the keyring
+blocks) and the row holds the reference, saved with the rest.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Collection
 from dataclasses import replace
@@ -35,7 +38,10 @@ from mcpmanager.core.config.names import SERVER_NAME, free_name
 from mcpmanager.core.config.pasted import SnippetError, parse_snippet
 from mcpmanager.core.config.secrets import Masker, argument_secrets, mask, mask_arguments
 from mcpmanager.core.config.servers import HttpServerConfig, HttpTransport, ServerConfig, StdioServerConfig
+from mcpmanager.core.config.to_keyring import Move, entry_name, scrub_backup, split_value
 from mcpmanager.core.engine.control import ControlError
+from mcpmanager.core.vault.references import reference
+from mcpmanager.core.vault.store import Vault, VaultError
 from mcpmanager.gui.context import GuiContext
 from mcpmanager.gui.secret_table import MaskedText, SecretTable
 
@@ -60,6 +66,7 @@ class ServerEditor(QWidget):
         self.pasted: list[ServerConfig] = []  # several servers read from a paste, waiting for "Add all"
         self._loaded_args: tuple[str, list[str]] = ("", [])
         self._dialog: QFileDialog | None = None
+        self._stored: list[Move] = []  # values stored in the keyring here: scrubbed from the backup on Save
         self.setWindowTitle(f"Edit server {server.name}" if server else "Add server")
         self.resize(620, 640)
         self._build()
@@ -136,6 +143,11 @@ class ServerEditor(QWidget):
         self.url.setPlaceholderText("https://example.com/mcp")
         self.url_box = MaskedText(self.url, mask, "URL")
         self.headers = SecretTable("headers", "Header")
+        for table in (self.env, self.headers):
+            table.offer_keyring(self.store_in_keyring)
+        self.keyring_note = QLabel()
+        self.keyring_note.setWordWrap(True)
+        self.keyring_note.hide()
 
         self.disabled = QCheckBox("Disabled (kept in the config, not started)")
         self.start_timeout = QDoubleSpinBox()
@@ -182,6 +194,7 @@ class ServerEditor(QWidget):
         layout.addWidget(self.paste_panel)
         layout.addLayout(self.form)
         layout.addStretch(1)
+        layout.addWidget(self.keyring_note)
         layout.addWidget(self.errors)
         layout.addLayout(buttons)
 
@@ -308,6 +321,8 @@ class ServerEditor(QWidget):
             if not isinstance(exc, ControlError):
                 raise  # unexpected: the error bar shows it with its details too
             return
+        if self._stored:  # saving kept the file before as its backup, with the values now in the keyring
+            await asyncio.to_thread(scrub_backup, self.ctx.control.path, self._stored)
         if isValid(self):
             self._busy(False)
             self.close()
@@ -315,6 +330,34 @@ class ServerEditor(QWidget):
     def _busy(self, busy: bool) -> None:
         for button in (self.save_button, self.add_all_button, self.read_button):
             button.setEnabled(not busy)
+
+    # The keyring ----------------------------------------------------------------------------------
+
+    def store_in_keyring(self, table: SecretTable, row: int, key: str, value: str) -> asyncio.Task[None] | None:
+        """Store `value` as `SERVER/KEY` and put the reference in its row (the form is saved as usual)."""
+        server = self.name.text().strip()
+        if not SERVER_NAME.match(server) or not key:
+            self.show_errors(["Store in keyring: give the server its name and the row its name first"])
+            return None
+        entry = entry_name(server, key)
+        prefix, secret = split_value(value)
+
+        async def store() -> None:
+            vault = Vault()
+            try:
+                await asyncio.to_thread(vault.set, entry, secret)
+                self._stored.append(Move(server, table.what, key, entry, prefix, secret))
+                summary = await asyncio.to_thread(vault.summary)
+            except VaultError as exc:
+                raise ControlError(str(exc)) from exc
+            if isValid(self) and table.rows_at(row) == (key, value):  # the row is still the one chosen
+                table.set_value(row, prefix + reference(entry))
+                self.keyring_note.setText(
+                    f"{key} is stored in the keyring as {entry}; Save keeps the reference. {summary}"
+                )
+                self.keyring_note.show()
+
+        return self.ctx.run(store(), f"store {key} in the keyring")
 
     # Pasting --------------------------------------------------------------------------------------
 

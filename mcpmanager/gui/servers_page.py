@@ -49,7 +49,7 @@ _ICONS = {
     "log": _SP.SP_DialogOpenButton,
 }
 _ENABLE_ICON = _SP.SP_DialogApplyButton
-_TROUBLE = (State.FAILED, State.BACKOFF)
+_TROUBLE = (State.FAILED, State.BACKOFF, State.NEEDS_SIGN_IN)
 
 
 class ServersPage(QWidget):
@@ -244,7 +244,9 @@ class ServersPage(QWidget):
         self.commands["enable"].setText("Enable" if disabled else "Disable")
         self.commands["enable"].setIcon(self._enable_icons[disabled])
         runnable = downstream is not None and not disabled
-        self.commands["start"].setEnabled(runnable and state in (State.STOPPED, State.FAILED, State.BACKOFF))
+        self.commands["start"].setEnabled(
+            runnable and state in (State.STOPPED, State.FAILED, State.BACKOFF, State.NEEDS_SIGN_IN)
+        )
         self.commands["stop"].setEnabled(runnable and state not in (State.STOPPED, State.DISABLED))
         self.commands["restart"].setEnabled(runnable)
         self.commands["log"].setEnabled(downstream is not None and downstream.log.path is not None)

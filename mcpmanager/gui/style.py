@@ -15,7 +15,8 @@ from mcpmanager.core.supervisor.lifecycle import State
 ICON_FILE = Path(__file__).resolve().parent.parent.parent / "resources" / "icons" / "mcpmanager.svg"
 
 # Green ready; amber on its way up (a start, or a retry after a crash); red crashed (waiting to retry)
-# or failed (a crash loop, a missing command); grey when nothing runs on purpose.
+# or failed (a crash loop, a missing command); blue when it waits for the user to sign in; grey when
+# nothing runs on purpose.
 COLOURS = {
     State.READY: "#2da44e",
     State.STARTING: "#d4a017",
@@ -23,9 +24,11 @@ COLOURS = {
     State.FAILED: "#cf222e",
     State.STOPPED: "#8c959f",
     State.DISABLED: "#8c959f",
+    State.NEEDS_SIGN_IN: "#0969da",
 }
 # Which state speaks for a set of servers (the tray): the worst one.
 SEVERITY = {
+    State.NEEDS_SIGN_IN: 6,  # only the user can fix it: the tray says so first
     State.FAILED: 5,
     State.BACKOFF: 4,
     State.STARTING: 3,

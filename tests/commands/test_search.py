@@ -68,15 +68,31 @@ def test_queries_file_gives_one_line_per_query_in_order(
     assert all(len(o["results"]) <= 2 for o in out)
     first = out[0]["results"]
     assert {r["name"] for r in first} == {"fs__read_file", "fs2__read_file"}  # clashing names are exposed
-    assert set(first[0]) == {"server", "tool", "name", "score"} and first[0]["tool"] == "read_file"
+    assert set(first[0]) == {"server", "tool", "name", "score", "approval"} and first[0]["tool"] == "read_file"
     assert out[1]["results"] == []
     assert out[2]["results"][0] == {
         "server": "gh",
         "tool": "create_issue",
         "name": "create_issue",
         "score": out[2]["results"][0]["score"],
+        "approval": "allow",
     }
     assert out[3]["results"][0]["tool"] == "write_file"
+
+
+def test_results_say_which_calls_serving_would_ask_for(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tools = [
+        {"server": "s", "name": "delete_item", "description": "Delete an item."},  # destructive by its name
+        {"server": "s", "name": "get_item", "description": "Read an item.", "annotations": {"readOnlyHint": True}},
+        {"server": "s", "name": "purge_items", "description": "Purge the items."},
+    ]
+    path = tmp_path / "items.json"
+    path.write_text(json.dumps(tools))
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"mcpServers": {}, "tools": {"s:purge_items": {"approval": "deny"}}}))
+    assert main("--config", config, "--catalogue", path, "--json", "item") == 0
+    found = {r["tool"]: r["approval"] for r in json.loads(capsys.readouterr().out)["results"]}
+    assert found == {"delete_item": "ask", "get_item": "allow", "purge_items": "deny"}
 
 
 def test_default_limit_is_ten(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -94,7 +94,7 @@ def _type_agrees(value: Any, schema: dict[str, Any]) -> bool:
     if not types or any(t is None or isinstance(t, list) for t in types):
         return True  # nothing simple to compare against
     for t in types:
-        allowed = JSON_TYPES.get(t, ())
+        allowed = JSON_TYPES.get(str(t), ())
         if isinstance(value, bool) and t in ("integer", "number"):
             continue
         if isinstance(value, allowed):

@@ -105,3 +105,24 @@ async def test_requests_of_one_connection_share_its_connection() -> None:
     first, second, third = (sdk_compat.connection_of(session) for session in seen)
     assert all(hasattr(session, "_connection") for session in seen)
     assert first is second and first is not third
+
+
+async def test_the_oauth_provider_takes_the_stored_expiry_as_it_loads_its_tokens() -> None:
+    from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+
+    class Stored:
+        async def get_tokens(self) -> OAuthToken | None:
+            return OAuthToken(access_token="a", token_type="Bearer", expires_in=3600, refresh_token="r")
+
+        async def set_tokens(self, tokens: OAuthToken) -> None: ...
+
+        async def get_client_info(self) -> OAuthClientInformationFull | None:
+            return OAuthClientInformationFull(client_id="c", redirect_uris=None)
+
+        async def set_client_info(self, client_info: OAuthClientInformationFull) -> None: ...
+
+    metadata = OAuthClientMetadata(redirect_uris=["http://127.0.0.1/callback"])  # type: ignore[list-item]
+    provider = sdk_compat.OAuthProvider("http://127.0.0.1/mcp", metadata, Stored(), None, None, lambda: 12.0)
+    await provider._initialize()  # the private step it hooks: loading the stored tokens
+    assert provider.context.current_tokens is not None and provider.context.token_expiry_time == 12.0
+    assert not provider.context.is_token_valid() and provider.context.can_refresh_token()  # refreshed first

@@ -131,7 +131,8 @@ async def test_status_lists_every_server_with_its_state_and_reason(tmp_path: Pat
 
         result = run(home, "status")
         assert result.returncode == 0, result.stderr
-        head, config_line, *rows = result.stdout.splitlines()
+        head, config_line, *rows, keyring = result.stdout.splitlines()
+        assert keyring.startswith("keyring: ")  # the keyring in use, last
         assert re.fullmatch(r"engine pid \d+ \(direct mode\) at stdio", head)
         assert config_line == f"  config {config}; 7 tools"
         parsed = {}

@@ -63,7 +63,8 @@ def setup(tmp_path: Path) -> Path:
         "other": fixture("--name", "other", "--log-calls"),
         "sqlite": fixture("--name", "sqlite", "--tools-file", str(sqlite), "--log-calls"),
     }
-    return write_config(tmp_path, servers, supervisor=FAST, tools=SETTINGS)
+    # About resolution, not asking: DeleteIssue is forwarded unasked (tests/e2e/test_approval.py asks).
+    return write_config(tmp_path, servers, supervisor=FAST, tools=SETTINGS, proxy={"askBefore": "never"})
 
 
 def received(home: Path, server: str) -> list[tuple[str, dict[str, Any]]]:

@@ -107,12 +107,13 @@ async def test_calls_appear_live_with_their_columns(
             "echo [alpha]",
             "exact",
             "refused",
+            "",  # not asked before the call
             "Not called: the arguments for 'echo' need fixing (nothing was sent to the server).",
         ]
         unknown = row(model, "send_email")
         assert unknown[RESOLVED:DURATION] == ["", ""] and unknown[RESULT] == "unknown"
         assert unknown[DETAIL].startswith("Unknown tool 'send_email'.")
-        assert row(model, "fail")[RESULT:] == ["error", "boom"]  # the first line only
+        assert row(model, "fail")[RESULT:] == ["error", "", "boom"]  # the first line only
         results = [model.index(r, RESULT).data() for r in range(model.rowCount())]
         assert results == ["ok", "ok", "refused", "unknown", "error", "ok"]
 

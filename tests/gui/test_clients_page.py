@@ -136,6 +136,9 @@ async def test_import_then_install_turning_off_what_mcpmanager_serves(tmp_path: 
         assert row.state.text() == "not installed; also served by mcpmanager (tools loaded twice): notes"
 
         row.import_.click()
+        await until(lambda: page.import_preview is not None and page.import_preview.isVisible())
+        assert page.import_preview is not None
+        page.import_preview.accept()
         await until(lambda: "weather" in ctx.engine.config.servers)
         await until(lambda: page.message.text() == "Imported 1 server from Cursor (1 already in mcpmanager).")
         written = json.loads(ctx.control.path.read_text())

@@ -32,16 +32,19 @@ class Notes:
 
 @asynccontextmanager
 async def serve_client(
-    config: Path, home: Path, era: str = "legacy", mode: str = "direct", notes: Notes | None = None
+    config: Path, home: Path, era: str = "legacy", mode: str = "direct", notes: Notes | None = None, **options: Any
 ) -> AsyncIterator[Client]:
-    """`mcpmanager serve --stdio` as a real subprocess, driven by the SDK client."""
+    """`mcpmanager serve --stdio` as a real subprocess, driven by the SDK client (with `options`:
+    its callbacks...)."""
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "mcpmanager", "serve", "--stdio", "--mode", mode, "--config", str(config)],
         env={"MCPMANAGER_HOME": str(home), "PYTHONUNBUFFERED": "1"},
     )
     with (home / "serve-stderr.log").open("a") as errlog:
-        async with Client(stdio_client(params, errlog=errlog), mode=era, message_handler=notes, cache=None) as client:
+        async with Client(
+            stdio_client(params, errlog=errlog), mode=era, message_handler=notes, cache=None, **options
+        ) as client:
             yield client
 
 

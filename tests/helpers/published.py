@@ -94,7 +94,8 @@ def make_config(published: Config, folder: Path, only: list[str] | None = None, 
         servers = {name: servers[name] for name in only}
     if "memory" in servers:
         servers["memory"].setdefault("env", {})["MEMORY_FILE_PATH"] = str(folder / "memory.jsonl")
-    return write_config(folder, servers, supervisor={**SUPERVISOR, **supervisor})
+    # About serving, not asking: desktop-commander's start_process is destructive by its annotations.
+    return write_config(folder, servers, supervisor={**SUPERVISOR, **supervisor}, proxy={"askBefore": "never"})
 
 
 def sandbox(published: Config) -> Path:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.helpers.engines import home_token, wait_for
+from tests.helpers.vaults import current_keyring_env
 
 LISTENING = re.compile(r"serving (\d+) servers on (http://127\.0\.0\.1:\d+/mcp)")
 
@@ -28,6 +29,7 @@ class Served:
 
 def spawn_serve_http(config: Path, home: Path, errlog: Path, mode: str = "direct") -> subprocess.Popen[bytes]:
     env = {"MCPMANAGER_HOME": str(home), "PYTHONUNBUFFERED": "1", "PATH": os.environ.get("PATH", "")}
+    env |= current_keyring_env()  # the test's private keyring, never the user's
     command = [sys.executable, "-m", "mcpmanager", "serve", "--http", "--port", "0", "--mode", mode]
     with errlog.open("wb") as err:
         return subprocess.Popen(

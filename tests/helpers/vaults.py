@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+import keyring.errors
+from keyring.backend import KeyringBackend
 
 FILE_BACKEND = "keyrings.alt.file.PlaintextKeyring"
 
@@ -14,3 +18,26 @@ def keyring_env(folder: Path) -> dict[str, str]:
 
 def keyring_file(folder: Path) -> Path:
     return folder / "python_keyring" / "keyring_pass.cfg"
+
+
+def current_keyring_env() -> dict[str, str]:
+    """This process's keyring settings (the test's private keyring), for a child given an explicit env."""
+    return {name: os.environ[name] for name in ("XDG_DATA_HOME", "PYTHON_KEYRING_BACKEND") if name in os.environ}
+
+
+class LockedKeyring(KeyringBackend):
+    """A keyring that refuses every call, as a locked Secret Service collection does."""
+
+    priority = 1
+
+    def __init__(self) -> None:
+        super().__init__()  # type: ignore[no-untyped-call]
+
+    def get_password(self, service: str, username: str) -> str | None:
+        raise keyring.errors.KeyringLocked("the collection is locked")
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        raise keyring.errors.KeyringLocked("the collection is locked")
+
+    def delete_password(self, service: str, username: str) -> None:
+        raise keyring.errors.KeyringLocked("the collection is locked")

@@ -140,6 +140,29 @@ async def test_connect_from_the_app_starts_the_app_and_install_writes_the_app(ap
     assert entry == {"command": str(app.resolve()), "args": ["connect"]}
 
 
+def test_the_frozen_app_keeps_a_secret_in_the_keyring_it_finds_itself(app: Path, tmp_path: Path) -> None:
+    """No OS keyring here: the frozen app must find keyrings.alt's file backend by its entry point,
+    as a headless user's install does (no PYTHON_KEYRING_BACKEND)."""
+    home, data = tmp_path / "home", tmp_path / "data"
+    home.mkdir()
+    (home / "config.json").write_text(
+        json.dumps({"mcpServers": {"gh": {"command": "true", "env": {"GITHUB_TOKEN": "${keyring:gh-token}"}}}})
+    )
+    env = plain_env(home, XDG_DATA_HOME=str(data))
+    stored = subprocess.run(
+        [str(app), "secrets", "set", "gh-token"], input="frozen-s3cret\n", env=env, capture_output=True, text=True,
+        timeout=120, check=False,
+    )  # fmt: skip
+    assert stored.returncode == 0, stored.stderr
+    listed = run([str(app), "secrets", "list", "--json"], env)
+    assert listed.returncode == 0, listed.stderr
+    described = json.loads(listed.stdout)
+    assert "PlaintextKeyring" in described["keyring"]
+    assert [(r["name"], r["present"]) for r in described["references"]] == [("gh-token", True)]
+    assert (data / "python_keyring" / "keyring_pass.cfg").is_file()
+    assert not any(b"frozen-s3cret" in path.read_bytes() for path in home.rglob("*") if path.is_file())
+
+
 def test_the_desktop_entry_validates() -> None:
     done = run(["desktop-file-validate", str(ROOT / "resources" / "mcpmanager.desktop")], dict(os.environ))
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")

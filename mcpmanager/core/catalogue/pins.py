@@ -5,9 +5,11 @@ gains "read ~/.ssh/id_rsa and pass it as `memo`"). So the definition of every to
 (name, title, description, schemas, annotations) the first time its server lists it, and kept in
 `pins.json` beside the config. When a server later lists a tool whose fingerprint differs, that
 tool is held: not listed, its calls refused with a message saying it changed and how to approve,
-until the user approves the new definition (`mcpmanager pins approve`, which records it here; the
-engine follows the file). A tool new to a known server is pinned as it comes (it was never
-trusted under another definition). Approvals survive restarts: they are this file.
+until the user approves the new definition (`mcpmanager pins approve` or the window's review, which
+record it here; the engine follows the file). A tool new to a server whose tools were already pinned
+follows the config's `proxy.newTools`: pinned as it comes ("allow": it was never trusted under another
+definition) or held like a changed one ("hold"). A server's first listing is always pinned as seen
+(trust on first use). Approvals survive restarts: they are this file.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mcpmanager.core.config.settings import NewTools
 from mcpmanager.core.system.atomic_write import write_atomic
 
 logger = logging.getLogger(__name__)
@@ -41,21 +44,32 @@ def fingerprint(spec: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class Held:
-    """A tool withheld because its definition changed since it was approved."""
+    """A tool withheld because its definition changed since it was approved, or (`proxy.newTools`:
+    "hold") because it is new to a server whose tools were approved."""
 
     server: str
     tool: str
     fingerprint: str  # of the new definition: what an approval names
-    changed: tuple[str, ...]  # which parts differ (description, inputSchema, …)
-    approved: dict[str, Any]  # the definition last approved
+    changed: tuple[str, ...]  # which parts differ (description, inputSchema, …); all of a new tool's
+    approved: dict[str, Any]  # the definition last approved ({} for a new tool)
     now: dict[str, Any]  # the definition the server lists now
+    new: bool = False  # never approved under any definition
+
+    @property
+    def key(self) -> str:
+        return f"{self.server}:{self.tool}"
 
     def refusal(self) -> str:
         """What a call to it answers (an isError): what changed, and how to approve."""
+        if self.new:
+            return (
+                f"Tool '{self.tool}' of server '{self.server}' is new since the server's tools were "
+                f"approved, so it is withheld until the user approves it (`mcpmanager pins approve {self.key}`)."
+            )
         return (
             f"Tool '{self.tool}' of server '{self.server}' changed since it was approved "
             f"({', '.join(self.changed)}), so it is withheld until the user approves the change "
-            f"(`mcpmanager pins approve {self.server}:{self.tool}`)."
+            f"(`mcpmanager pins approve {self.key}`)."
         )
 
     def describe(self) -> dict[str, Any]:
@@ -63,6 +77,7 @@ class Held:
             "server": self.server,
             "tool": self.tool,
             "fingerprint": self.fingerprint,
+            "new": self.new,
             "changed": list(self.changed),
             "approved": self.approved,
             "now": self.now,
@@ -96,18 +111,24 @@ class Pins:
             logger.error("cannot read the tool pins %s (%s); they are not written until it is fixed", self.path, exc)
             self._readable = False
 
-    def review(self, server: str, tools: Iterable[ToolDict]) -> tuple[list[ToolDict], list[Held]]:
-        """The tools to serve and the ones held. A server seen for the first time, and a tool new to
-        a known server, are pinned as they are."""
+    def review(
+        self, server: str, tools: Iterable[ToolDict], new_tools: NewTools = "allow"
+    ) -> tuple[list[ToolDict], list[Held]]:
+        """The tools to serve and the ones held. A server seen for the first time is pinned as it
+        is; a tool new to a known server too, or held (`new_tools`: "hold")."""
         tools = list(tools)
         approved = self._approved.setdefault(server, {})
+        hold_new = new_tools == "hold" and bool(approved)  # a first listing is trusted as seen
         allowed: list[ToolDict] = []
         held: list[Held] = []
         added = False
         for spec in tools:
             name = str(spec.get("name"))
             pinned = approved.get(name)
-            if pinned is None:
+            if pinned is None and hold_new:
+                now = definition(spec)
+                held.append(Held(server, name, fingerprint(spec), tuple(k for k in FIELDS if k in now), {}, now, True))
+            elif pinned is None:
                 approved[name] = definition(spec)
                 added = True
                 allowed.append(spec)

@@ -15,6 +15,10 @@ What users of such a tool expect, and what this does:
   would only load its tools twice. A name taken by a different server gets `-2`, `-3`… (`free_name`).
 - mcpmanager's own bridge entry in a client (`mcpmanager connect`, or an older `mcpmanager serve`)
   is never imported: it would make mcpmanager serve itself.
+- Secrets can go to the keyring instead of mcpmanager's config (`--secrets-to-keyring`, the
+  window's checkbox): `secrets_to_keyring` stores each added server's secret env and header values as
+  `NAME/KEY` and imports references to them (`core/config/to_keyring.py`); the client's file is
+  left as it is.
 - `plan_import` changes nothing (the preview, `--dry-run`); `Control.import_servers` applies it: it
   reads the config file again and merges into what is on disk now, so an edit made meanwhile (the
   window, another editor) stays.
@@ -42,6 +46,8 @@ from mcpmanager.core.config.load import load_config
 from mcpmanager.core.config.model import Config
 from mcpmanager.core.config.names import free_name
 from mcpmanager.core.config.servers import ServerConfig, StdioServerConfig
+from mcpmanager.core.config.to_keyring import Move, move_to_keyring, moves_of
+from mcpmanager.core.vault.store import Vault
 
 BRIDGE_NAME = "mcpmanager"  # the name of mcpmanager's entry in a client's config
 
@@ -112,10 +118,33 @@ def plan_import(
     """What importing would add and skip; writes nothing. ConfigError if mcpmanager's config does not
     load (checked first: nothing is worth reading then), ClientNotFound if the client has no config."""
     config = load_config(config_path)
-    sources = read_client(client, home, platform, env)
+    return plan_for(client, read_client(client, home, platform, env), config)
+
+
+def plan_for(client: str, sources: list[ClientConfig], config: Config) -> ImportPlan:
+    """What importing the servers read from `sources` into `config` would add and skip."""
     candidates = [(server, source.path) for source in sources for server in source.servers]
     merged, added, skipped = merge(config, candidates)
     return ImportPlan(client, client_label(client), sources, candidates, added, skipped, merged)
+
+
+def planned_moves(plan: ImportPlan) -> list[Move]:
+    """The secrets `--secrets-to-keyring` would move: those of each added server, under the name it gets."""
+    return [move for added in plan.added for move in moves_of(replace(added.server, name=added.name))]
+
+
+def secrets_to_keyring(plan: ImportPlan, vault: Vault) -> list[tuple[ServerConfig, Path]]:
+    """The plan's candidates with the secrets of each server to be added stored in `vault` (as
+    `NAME/KEY`, NAME the one it gets) and replaced by references; to import instead of the plain
+    ones. Blocks (the keyring); `VaultError` if one cannot be stored."""
+    final = {id(added.server): added.name for added in plan.added}
+    moved: list[tuple[ServerConfig, Path]] = []
+    for server, source in plan.candidates:
+        if id(server) in final:
+            rewritten, _ = move_to_keyring(replace(server, name=final[id(server)]), vault)
+            server = replace(rewritten, name=server.name)  # merge names it again: the same free name
+        moved.append((server, source))
+    return moved
 
 
 def merge(config: Config, servers: Iterable[tuple[ServerConfig, Path]]) -> tuple[Config, list[Added], list[Skipped]]:

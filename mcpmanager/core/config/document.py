@@ -64,6 +64,7 @@ def _server_entry(server: ServerConfig, old: dict[str, Any]) -> dict[str, Any]:
     else:
         _put(entry, "url", server.url)
         _put(entry, "headers", server.headers, {})
+        _put(entry, "oauth", server.oauth.document(_dict(old.get("oauth"))) if server.oauth else None)
     _put(entry, "disabled", server.disabled, False)
     _put(entry, "startTimeout", _num(server.start_timeout))
     _put(entry, "roots", server.roots)

@@ -12,7 +12,13 @@ from typing import Any, NoReturn, TypeVar
 from mcpmanager.core.config import options
 from mcpmanager.core.config.json_text import KeyPath, json_kind, render, scan
 from mcpmanager.core.config.model import Config, ConfigError
-from mcpmanager.core.config.servers import SERVER_TYPES, HttpServerConfig, ServerConfig, StdioServerConfig
+from mcpmanager.core.config.servers import (
+    SERVER_TYPES,
+    HttpServerConfig,
+    OAuthSettings,
+    ServerConfig,
+    StdioServerConfig,
+)
 from mcpmanager.core.config.settings import ProxySettings, SupervisorSettings, ToolSettings, is_tool_key
 
 T = TypeVar("T")
@@ -100,6 +106,18 @@ def _read_server(r: _Reader, name: str, value: Any) -> ServerConfig:
         transport="sse" if kind == "sse" else "http",
         start_timeout=start_timeout,
         roots=roots,
+        oauth=_read_oauth(r, entry, path) if "oauth" in entry else None,
+    )
+
+
+def _read_oauth(r: _Reader, entry: dict[str, Any], path: KeyPath) -> OAuthSettings:
+    path = (*path, "oauth")
+    oauth = r.check(entry["oauth"], path, options.obj)
+    return OAuthSettings(
+        client_id=r.opt(oauth, path, "clientId", options.string_or_null, None),
+        client_secret=r.opt(oauth, path, "clientSecret", options.string_or_null, None),
+        scopes=tuple(r.opt(oauth, path, "scopes", options.strings, [])),
+        redirect_port=r.opt(oauth, path, "redirectPort", options.integer(1, 65535), None),
     )
 
 

@@ -152,6 +152,18 @@ def mode(value: Any) -> Mode:
     raise Invalid(f"expected {' or '.join(repr(m) for m in MODES)}, got {got}")
 
 
+def one_of(*choices: str) -> Check:
+    """One of these strings (a setting with a few named values)."""
+
+    def check(value: Any) -> str:
+        if isinstance(value, str) and value in choices:
+            return value
+        got = repr(value) if isinstance(value, str) else json_kind(value)
+        raise Invalid(f"expected {' or '.join(map(repr, choices))}, got {got}")
+
+    return check
+
+
 def _at(where: str | int, check: Callable[[Any], T], value: Any) -> T:
     try:
         return check(value)

@@ -28,5 +28,11 @@ def save_config(config: Config, path: Path) -> None:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     if previous is not None:
-        write_atomic(path.with_name(path.name + ".bak"), previous, mode)
+        write_atomic(backup_of(path), previous, mode)
     write_atomic(path, data, mode)
+
+
+def backup_of(path: Path) -> Path:
+    """The one backup `save_config` keeps of the file at `path`."""
+    path = Path(os.path.realpath(path))
+    return path.with_name(path.name + ".bak")

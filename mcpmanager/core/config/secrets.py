@@ -97,6 +97,13 @@ _FLAG = re.compile(
     r"""(?=(?P<sep>=|[ \t]+)(?P<value>"[^"\n]*"|'[^'\n]*'|(?:(?i:bearer|basic|token)[ \t]+)?[^\s'"]+))"""
 )
 _SCHEME = re.compile(r"(?:bearer|basic|token)\s+", re.IGNORECASE)
+# A reference to the keyring (`${keyring:NAME}`, maybe after a scheme) stands where a secret would: it
+# is not one, and is shown as it is (the secret is filled in only when the server starts).
+_REFERENCE = re.compile(r"(?:(?:bearer|basic|token)\s+)?\$\{keyring:[^}\s]+\}", re.IGNORECASE)
+
+
+def is_reference(value: str) -> bool:
+    return _REFERENCE.fullmatch(value) is not None
 
 
 @functools.lru_cache(maxsize=4096)
@@ -124,12 +131,19 @@ def _spans(text: str) -> Iterator[tuple[int, int]]:
         yield match.span("secret")
     for match in _NAMED.finditer(text) if "=" in text or ":" in text else ():
         # `auth: Authorization: Bearer …`: a value that ends in ":" is the next name, not a value.
-        if names_secret(match["name"]) and not match["value"].endswith(":"):
+        if names_secret(match["name"]) and not match["value"].endswith(":") and not _refers(text, match):
             yield _value_span(match.start("value"), match["value"])
     for match in _FLAG.finditer(text) if "-" in text else ():
         spaced = match["sep"] != "="
-        if names_secret(match["name"]) and not (spaced and match["value"].startswith("-")):
+        if names_secret(match["name"]) and not (spaced and match["value"].startswith("-")) and not _refers(text, match):
             yield _value_span(match.start("value"), match["value"])
+
+
+def _refers(text: str, match: re.Match[str]) -> bool:
+    """The value is a reference to the keyring (`TOKEN=${keyring:x}`): no secret there."""
+    start = match.start("value")
+    scheme = _SCHEME.match(text, start)
+    return text.startswith("${keyring:", scheme.end() if scheme else start)
 
 
 def _value_span(start: int, value: str) -> tuple[int, int]:
@@ -201,7 +215,7 @@ def argument_secrets(args: Sequence[str]) -> set[str]:
             found |= _with_credential(assigned["value"])
         if _secret_flag(arg) and i + 1 < len(args) and not args[i + 1].startswith("-"):
             found |= _with_credential(args[i + 1])
-    return found
+    return {value for value in found if not is_reference(value)}
 
 
 def config_secrets(
@@ -220,7 +234,7 @@ def config_secrets(
     found |= argument_secrets(args)
     if url:
         found |= secrets_in(url)
-    return {value for value in found if value and value != MASK}
+    return {value for value in found if value and value != MASK and not is_reference(value)}
 
 
 class Masker:
@@ -265,10 +279,10 @@ def mask_arguments(args: Sequence[str], masker: Masker = _BY_RULE) -> list[str]:
     or `KEY=` masked whole, the others by `masker`."""
     shown: list[str] = []
     for i, arg in enumerate(args):
-        if arg and i and _secret_flag(args[i - 1]) and not arg.startswith("-"):
+        if arg and i and _secret_flag(args[i - 1]) and not arg.startswith("-") and not is_reference(arg):
             shown.append(MASK)
         elif assigned := _assigned_secret(arg):
-            shown.append(assigned["head"] + MASK)
+            shown.append(arg if is_reference(assigned["value"]) else assigned["head"] + MASK)
         else:
             shown.append(masker(arg))
     return shown

@@ -34,6 +34,27 @@ class StdioServerConfig:
 
 
 @dataclass(frozen=True)
+class OAuthSettings:
+    """A remote server's `"oauth"`: a client registered beforehand with the authorization server
+    (without one, mcpmanager registers itself), the scopes to ask for, a fixed redirect port."""
+
+    client_id: str | None = None
+    client_secret: str | None = field(default=None, repr=False)  # best a `${keyring:NAME}` reference
+    scopes: tuple[str, ...] = ()
+    redirect_port: int | None = None  # for a client registered with one redirect URI; None: any free port
+
+    def document(self, old: dict[str, object]) -> dict[str, object]:
+        """As the config file spells it, over `old` (its keys this version does not know survive)."""
+        known = {
+            "clientId": self.client_id,
+            "clientSecret": self.client_secret,
+            "scopes": list(self.scopes) or None,
+            "redirectPort": self.redirect_port,
+        }
+        return {key: value for key, value in {**old, **known}.items() if value is not None}
+
+
+@dataclass(frozen=True)
 class HttpServerConfig:
     name: str
     url: str
@@ -42,6 +63,7 @@ class HttpServerConfig:
     transport: HttpTransport = "http"  # "http" is Streamable HTTP
     start_timeout: float | None = None
     roots: list[str] | None = None
+    oauth: OAuthSettings | None = None  # None: OAuth only if the server asks for it (a 401)
 
 
 ServerConfig: TypeAlias = StdioServerConfig | HttpServerConfig
@@ -54,6 +76,8 @@ def secret_values(server: ServerConfig) -> list[str]:
         found = config_secrets(env=server.env, args=server.args)
     else:
         found = config_secrets(headers=server.headers, url=server.url)
+        if server.oauth is not None and server.oauth.client_secret:
+            found.add(server.oauth.client_secret)
     return sorted(found)
 
 

@@ -7,9 +7,14 @@ are the field names in camelCase.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from mcpmanager.core.config.modes import DEFAULT_MODE, Mode
-from mcpmanager.core.config.options import count, flag, integer, mode, option, positive, string_map, strings
+from mcpmanager.core.config.options import count, flag, integer, mode, one_of, option, positive, string_map, strings
+
+NewTools = Literal["allow", "hold"]  # a tool new to a server whose tools are pinned: served, or held for review
+Approval = Literal["allow", "ask", "deny"]  # a tool's calls: forwarded, asked first, refused (core/proxy/approval.py)
+AskBefore = Literal["destructive", "all", "never"]  # which tools without an `approval` of their own are asked for
 
 
 @dataclass(frozen=True)
@@ -20,6 +25,7 @@ class ToolSettings:
     aliases: list[str] = option(check=strings, factory=list)
     disabled: bool = option(False, flag)
     params: dict[str, str] = option(check=string_map, factory=dict)  # argument a model may pass → declared name
+    approval: Approval | None = option(None, one_of("allow", "ask", "deny"))  # None: by `proxy.askBefore`
 
 
 @dataclass(frozen=True)
@@ -27,6 +33,9 @@ class ProxySettings:
     mode: Mode = option(DEFAULT_MODE, mode)
     port: int = option(0, integer(0, 65535))  # 0: any free port
     max_name_length: int = option(64, integer(16, 128))
+    new_tools: NewTools = option("allow", one_of("allow", "hold"))  # see core/catalogue/pins.py
+    ask_before: AskBefore = option("destructive", one_of("destructive", "all", "never"))  # calls asked first
+    approval_timeout: float = option(120.0, positive)  # seconds an asked call waits for an answer
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Literal
 
 from mcpmanager.core.clients.importing import Added, Skipped, merge
 from mcpmanager.core.config.load import load_config
@@ -24,7 +25,7 @@ from mcpmanager.core.config.model import Config, ConfigError
 from mcpmanager.core.config.names import SERVER_NAME
 from mcpmanager.core.config.save import save_config
 from mcpmanager.core.config.servers import ServerConfig
-from mcpmanager.core.config.settings import ToolSettings
+from mcpmanager.core.config.settings import Approval, ToolSettings
 from mcpmanager.core.engine.engine import Engine
 from mcpmanager.core.supervisor.downstream import Downstream
 
@@ -52,8 +53,10 @@ class Control:
         disabled: bool | None = None,
         aliases: Iterable[str] | None = None,
         params: Mapping[str, str] | None = None,
+        approval: Approval | Literal["default"] | None = None,
     ) -> None:
-        """Change one tool's settings (`key` is `server:tool`); what is not given stays."""
+        """Change one tool's settings (`key` is `server:tool`); what is not given stays (`approval`
+        "default": none of its own, `proxy.askBefore` decides)."""
         async with self._lock:
             config = self.current()
             settings = config.tools.get(key, ToolSettings())
@@ -65,6 +68,8 @@ class Control:
                 settings = replace(settings, aliases=self._aliases(key, aliases))
             if params is not None:
                 settings = replace(settings, params=self._params(key, params))
+            if approval is not None:
+                settings = replace(settings, approval=None if approval == "default" else approval)
             await self._commit(config.with_tool_settings(key, settings))
 
     def _aliases(self, key: str, aliases: Iterable[str]) -> list[str]:

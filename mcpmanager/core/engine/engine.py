@@ -103,6 +103,7 @@ class Engine:
         self.pins = Pins(paths.config_file.with_name(PINS_FILE))
         self.held: dict[str, list[Held]] = {}
         self.router.withheld = self.withheld
+        self.router.approvals.config = lambda: self.config  # asking before calls follows the config
         self._started = time.time()
         self._applying = asyncio.Lock()
         self._save_pending = False
@@ -142,6 +143,7 @@ class Engine:
             await downstream.stop()
             downstream.log.close()
             self.offerings.forget(name)
+            self.held.pop(name, None)
         for name, server in config.servers.items():
             current = self.downstreams.get(name)
             if current is not None and current.config == server:
@@ -152,6 +154,8 @@ class Engine:
             self._run(server)
         if config.synonyms != old.synonyms:
             self.router.use_synonyms(config.synonyms)
+        if config.proxy.new_tools != old.proxy.new_tools:
+            self._review_all()  # new tools held now, or let through
         enabled = [s.name for s in config.servers.values() if not s.disabled]
         self.catalogue.configure(enabled, config.tools)
         self.offerings.configure(enabled)
@@ -240,9 +244,9 @@ class Engine:
 
     def _review(self, server: str, tools: list[ToolDict]) -> None:
         """Serve a server's tools but those whose definition changed since approved (`pins`)."""
-        allowed, held = self.pins.review(server, tools)
+        allowed, held = self.pins.review(server, tools, self.config.proxy.new_tools)
         if held:
-            logger.warning("%s: %d tool(s) changed since approved and are held: %s", server, len(held),
+            logger.warning("%s: %d tool(s) changed or new since approved and are held: %s", server, len(held),
                            ", ".join(h.tool for h in held))  # fmt: skip
         self.held[server] = held
         self.catalogue.set_tools(server, allowed, save=False)
@@ -251,10 +255,26 @@ class Engine:
     def _pins_changed(self) -> None:
         """`pins.json` changed (an approval): review every running server's tools again."""
         self.pins.load()
+        self._review_all()
+
+    def _review_all(self) -> None:
         for name, downstream in self.downstreams.items():
             if downstream.tools is not None:
                 self._review(name, downstream.tools)
         self._advertise()
+
+    def held_tools(self) -> list[Held]:
+        """The tools held now, of the servers that run (a disabled server's are not served anyway)."""
+        return [h for name, d in self.downstreams.items() if not d.config.disabled for h in self.held.get(name, [])]
+
+    def approve(self, held: list[dict[str, Any]]) -> list[str]:
+        """Approve held tools (as `Held.describe` gives them) as `mcpmanager pins approve` does: their
+        new definitions recorded in the pins file, checked against the fingerprints reported; served
+        again at once. ValueError if a definition does not match its fingerprint."""
+        self.pins.load()  # the file as it is now: an approval made meanwhile by the command is kept
+        names = self.pins.approve(held)
+        self._review_all()  # not from the file again: on a full disk the approval holds for this run
+        return names
 
     def withheld(self, called: str) -> str | None:
         """Why a name that resolves to nothing is a held tool's, or None."""

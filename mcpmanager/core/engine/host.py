@@ -15,6 +15,7 @@ from mcpmanager.core.serve.bearer_token import ensure_token, token_path
 from mcpmanager.core.serve.http import serve_http
 from mcpmanager.core.serve.routes import Controls
 from mcpmanager.core.system.paths import Paths
+from mcpmanager.core.tasks import spawn
 
 
 def token_file(paths: Paths) -> Path:
@@ -38,4 +39,12 @@ async def host_http(
             on_listening(url)
 
     chosen = engine.config.proxy.port if port is None else port
-    await serve_http(engine.router, chosen, listening, token=token, controls=controls)
+    every = {**(controls or {}), "reconnect": lambda server: reconnect(engine, server)}
+    await serve_http(engine.router, chosen, listening, token=token, controls=every)
+
+
+def reconnect(engine: Engine, server: str) -> None:
+    """`server` was signed in to or out of (`mcpmanager login`, `logout`): connect it again."""
+    downstream = engine.downstreams.get(server)
+    if downstream is not None and not downstream.config.disabled:
+        spawn(downstream.restart(), name=f"reconnect:{server}")

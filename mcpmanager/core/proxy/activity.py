@@ -31,6 +31,9 @@ class CallRecord:
     renames: tuple[tuple[str, str], ...] = ()  # (passed, declared) argument names
     outcome: Outcome = "pending"
     detail: str | None = None  # the first line of an error or refusal
+    # Asking before the call (`approval`): what was decided and by whom ("allowed once in the window",
+    # "declined by <client>", "denied by policy", "not answered within 120 s (window)"…); None: not asked.
+    approval: str | None = None
     duration: float | None = None  # seconds
 
     @property
@@ -75,13 +78,14 @@ class Activity:
         """Replace `record` by a copy with `changes`; a finished call also counts in the tool's stats."""
         current = self._index.get(record.id, record)
         updated = replace(current, **changes)  # type: ignore[arg-type]
+        finished = current.outcome == "pending" and updated.outcome != "pending"  # counted once
         if updated.outcome != "pending" and updated.duration is None:
             updated = replace(updated, duration=time.time() - updated.started)
         if record.id in self._index:
             self._index[record.id] = updated
             position = next(i for i in range(len(self._records) - 1, -1, -1) if self._records[i].id == record.id)
             self._records[position] = updated
-        if updated.outcome != "pending" and updated.server and updated.tool:
+        if finished and updated.server and updated.tool:
             stats = self.stats.setdefault(f"{updated.server}:{updated.tool}", ToolStats())
             stats.calls += 1
             stats.errors += updated.outcome != "ok"

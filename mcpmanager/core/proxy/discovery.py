@@ -116,7 +116,14 @@ class Discovery:
         lines += [f"- {e['name']} [{e['server']}] — {e['description']}" for e in entries]
         return text_result("\n".join(lines), {"pattern": pattern, "total": len(matches), "tools": entries})
 
-    def schema(self, args: dict[str, Any] | None, resolve: Callable[[str], Resolution]) -> types.CallToolResult:
+    def schema(
+        self,
+        args: dict[str, Any] | None,
+        resolve: Callable[[str], Resolution],
+        approval: Callable[[CatalogueTool], str] | None = None,
+    ) -> types.CallToolResult:
+        """A tool's full definition and call template; `approval`: its calls' policy (allow, ask, deny),
+        so a model knows a call may wait for a person, or be refused."""
         name = meta.argument(args, "tool_name")
         if not isinstance(name, str) or not name:
             return error_result("get_tool_schema needs 'tool_name'.")
@@ -132,6 +139,8 @@ class Discovery:
         for key in ("inputSchema", "outputSchema", "annotations"):
             if key in tool.spec:
                 document[key] = tool.spec[key]
+        if approval is not None:
+            document["approval"] = approval(tool)
         document["call"] = call_template(tool.exposed, tool.spec.get("inputSchema"))
         return text_result(json.dumps(document, ensure_ascii=False, indent=1), document)
 

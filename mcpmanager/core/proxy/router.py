@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import mcp_types as types
@@ -27,8 +27,9 @@ from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
 from mcpmanager.core.catalogue.offerings import Offerings
 from mcpmanager.core.config.modes import MODES, Mode
 from mcpmanager.core.proxy import meta_tools as meta
-from mcpmanager.core.proxy.activity import Activity, Outcome
-from mcpmanager.core.proxy.asking import ClientAsks
+from mcpmanager.core.proxy.activity import Activity, CallRecord, Outcome
+from mcpmanager.core.proxy.approval import Approvals, Decision
+from mcpmanager.core.proxy.asking import ClientAsks, ask_caller, missing_capability
 from mcpmanager.core.proxy.callers import Caller, Callers
 from mcpmanager.core.proxy.connections import Connections
 from mcpmanager.core.proxy.discovery import Discovery
@@ -64,6 +65,7 @@ class Router:
         self._tokens: tuple[tuple[int, str], tuple[int, int]] | None = None
         self.calls = 0
         self.activity = Activity()
+        self.approvals = Approvals()  # asking before calls (the engine gives it the config)
         self.resolver = Resolver(catalogue, lambda query, limit: self.discovery.search_names(query, limit))
         self.connections = Connections()
         self.callers = Callers(self.connections)
@@ -155,7 +157,7 @@ class Router:
             if meta_name == meta.REGEX:
                 return self.discovery.regex(args)
             if meta_name == meta.SCHEMA:
-                return self.discovery.schema(args, self.resolver.resolve)
+                return self.discovery.schema(args, self.resolver.resolve, lambda t: self.approvals.rule(t).policy)
             target = meta.argument(args, "tool_name")
             if not isinstance(target, str) or not target:
                 return error_result("call_tool needs 'tool_name' (find one with discover_tools) and 'arguments'.")
@@ -203,9 +205,56 @@ class Router:
             return failure
         if checked is not None and checked.renames:
             arguments = checked.arguments
-        result = await self._forward(ctx, params, tool, called, arguments)
-        finish("error" if isinstance(result, types.CallToolResult) and result.is_error else "ok", result)
+        decided: list[Decision] = []
+        approve = await self._approval(ctx, record, tool, arguments, decided)
+        if decided and not decided[0].allowed:
+            failure = error_result(decided[0].refusal or "Refused.")
+            finish("refused", failure)
+            return failure
+        result = await self._forward(ctx, params, tool, called, arguments, approve)
+        failed = isinstance(result, types.CallToolResult) and result.is_error
+        refused = bool(decided) and not decided[0].allowed  # by the client, asked before the first send
+        finish("refused" if refused else "error" if failed else "ok", result)
         return result
+
+    async def _approval(
+        self,
+        ctx: ServerRequestContext[Any],
+        record: CallRecord,
+        tool: CatalogueTool,
+        arguments: dict[str, Any] | None,
+        decided: list[Decision],
+    ) -> Callable[[Caller], Awaitable[Decision]] | None:
+        """Whether `tool` may be called now (`approval`): what was decided goes into `decided` and the
+        record; a call whose client must be asked gets the question to put on its first send."""
+        rule = self.approvals.rule(tool)
+        client = _client_name(ctx)
+        if rule.policy == "allow":
+            if rule.own:
+                self.activity.update(record, approval="allowed by its setting")
+            return None
+        if rule.policy == "deny":
+            decided.append(self.approvals.denied(tool, rule))
+        elif self.approvals.window:
+            self.activity.update(record, approval="asking in the window")
+            decided.append(await self.approvals.in_window(tool, arguments, rule, client))
+        elif missing_capability(_capabilities(ctx), _ELICIT_FORM) is not None:
+            decided.append(self.approvals.nobody(tool, rule, client))
+        else:
+            self.activity.update(record, approval=f"asking {client}")
+
+            async def approve(caller: Caller) -> Decision:
+                decision = await self.approvals.of_client(
+                    tool, arguments, rule, client, lambda request: ask_caller(caller, request)
+                )
+                decided.append(decision)
+                refused = {"outcome": "refused", "detail": decision.refusal} if not decision.allowed else {}
+                self.activity.update(record, approval=decision.note, **refused)
+                return decision
+
+            return approve
+        self.activity.update(record, approval=decided[0].note)
+        return None
 
     async def _forward(
         self,
@@ -214,7 +263,9 @@ class Router:
         tool: CatalogueTool,
         called: str,
         arguments: dict[str, Any] | None,
+        approve: Callable[[Caller], Awaitable[Decision]] | None = None,
     ) -> CallResult:
+        """`approve`: the client must approve the call first (asked as a server's question is)."""
         downstream = self.servers.get(tool.server)
         if downstream is None:
             return error_result(f"Server '{tool.server}' of tool '{called}' is not configured any more.")
@@ -229,6 +280,11 @@ class Router:
         wants_progress = _progress_token(ctx) is not None
 
         async def send(caller: Caller, answers: types.InputResponses | None, state: str | None) -> CallResult:
+            nonlocal approve
+            if approve is not None:  # before the first send only
+                decision, approve = await approve(caller), None
+                if not decision.allowed:
+                    return error_result(decision.refusal or "Refused.")
             relay = _progress_relay(caller) if wants_progress else None
             return await downstream.call_tool(tool.name, arguments, relay, answers, state)
 
@@ -248,7 +304,7 @@ class Router:
             f"'{d.name}' ({d.status.describe()})"
             for d in self.servers.values()
             if not d.config.disabled
-            and d.status.state in (State.FAILED, State.BACKOFF, State.STARTING)
+            and d.status.state in (State.FAILED, State.BACKOFF, State.STARTING, State.NEEDS_SIGN_IN)
             and self.catalogue.server_tools(d.name) is None
         ]
         if not down:
@@ -367,6 +423,17 @@ def _first_line(result: CallResult) -> str | None:
 
 
 _ALL_KINDS = ("prompts", "resources", "completions", "logging")
+# What a client must have declared to be asked for approval (form-mode elicitation).
+_ELICIT_FORM = types.ElicitRequest(params=types.ElicitRequestFormParams(message="", requested_schema={}))
+
+
+def _capabilities(ctx: ServerRequestContext[Any]) -> types.ClientCapabilities:
+    return ctx.session.client_capabilities or types.ClientCapabilities()
+
+
+def _client_name(ctx: ServerRequestContext[Any]) -> str:
+    params = ctx.session.client_params
+    return params.client_info.name if params is not None else "the client"
 
 
 def _progress_token(ctx: ServerRequestContext[Any]) -> Any:

@@ -4,7 +4,9 @@
 /mcp/discovery   discovery mode: the meta-tools and the always-on tools
 /mcp/direct      direct mode: every enabled tool
 /control/<name>  (POST) asks the running front end to do something: `show` brings the window
-                 forward (a second `mcpmanager` does this instead of starting another engine)
+                 forward (a second `mcpmanager` does this instead of starting another engine);
+                 `reconnect?server=NAME` connects a server again after `mcpmanager login` (the
+                 query's parameters are the action's keyword arguments)
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from mcpmanager.core.proxy.router import Router
 from mcpmanager.core.serve.guard import LocalGuard
 
 BASE = "/mcp"
-Controls = Mapping[str, Callable[[], object]]
+Controls = Mapping[str, Callable[..., object]]
 
 
 def build_app(
@@ -55,7 +57,10 @@ def build_app(
 
 def _control(action: Callable[[], object]) -> Callable[[Request], Any]:
     async def endpoint(request: Request) -> PlainTextResponse:
-        action()
+        try:
+            action(**request.query_params)
+        except TypeError:
+            return PlainTextResponse("unexpected parameters\n", status_code=400)
         return PlainTextResponse("ok\n")
 
     return endpoint

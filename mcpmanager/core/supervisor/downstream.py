@@ -43,6 +43,7 @@ from mcpmanager.core.supervisor.events import (
     ToolDict,
     ToolsChanged,
 )
+from mcpmanager.core.supervisor.filled import filled_for_start
 from mcpmanager.core.supervisor.lifecycle import Lifecycle, State, Status
 from mcpmanager.core.supervisor.listening import Changes, after_the_storm, listen_for_changes
 from mcpmanager.core.supervisor.offers import Listed, every_page, list_offers
@@ -51,6 +52,8 @@ from mcpmanager.core.supervisor.remote import remote_transport
 from mcpmanager.core.supervisor.stderr_log import StderrLog
 from mcpmanager.core.tasks import first_of, spawn
 from mcpmanager.core.tool_results import error_result
+from mcpmanager.core.vault.references import MissingSecret
+from mcpmanager.core.vault.store import VaultError
 
 logger = logging.getLogger(__name__)
 
@@ -198,7 +201,7 @@ class Downstream(ClientWishes):
         self._lost_recorded = False
         timeout = self.start_timeout
         reason: str | None = None
-        permanent = False
+        permanent = sign_in = False
         # The start deadline is a scope around the whole attempt (the session's task groups must nest
         # inside it); once the server is ready the deadline is lifted.
         with anyio.CancelScope(deadline=anyio.current_time() + timeout) as scope:
@@ -209,7 +212,7 @@ class Downstream(ClientWishes):
                 reason, permanent = failure.reason, failure.permanent
             except Exception as exc:  # boundary: any failure of one server is its crash, never ours
                 logger.debug("%s: attempt failed", self.name, exc_info=True)
-                reason = self._explain(exc)
+                reason, sign_in = self._explain(exc), explain.needs_sign_in(exc)
         self._client = None
         self._attempt_scope = None
         was_ready = self.ready_since is not None
@@ -219,7 +222,7 @@ class Downstream(ClientWishes):
             return  # we ended it (not a crash), or the crash was recorded when its pipe closed
         if scope.cancel_called and not was_ready:
             reason = explain.with_stderr(self.log, f"{self._phase} timed out after {timeout:g} s")
-        self._crashed(reason or "connection closed", permanent)
+        self._crashed(reason or "connection closed", permanent, sign_in)
 
     async def _attempt_body(self, scope: anyio.CancelScope) -> None:
         async with AsyncExitStack() as stack:
@@ -267,7 +270,10 @@ class Downstream(ClientWishes):
             raise _StartFailure(await self._serve(client))
 
     async def _open_transport(self) -> Transport:
-        config = self.config
+        try:  # `${keyring:…}` references, filled at each start; a missing entry needs the user
+            config = await filled_for_start(self.config, self.log)
+        except VaultError as exc:
+            raise _StartFailure(str(exc), isinstance(exc, MissingSecret)) from exc
         if isinstance(config, StdioServerConfig):
             process = self._spawner(config, self.log, self.settings.stop_grace)
             try:
@@ -375,10 +381,10 @@ class Downstream(ClientWishes):
         self._client = None
         self._crashed(reason)
 
-    def _crashed(self, reason: str, permanent: bool = False) -> None:
+    def _crashed(self, reason: str, permanent: bool = False, sign_in: bool = False) -> None:
         self.last_exit = reason
         self.log.note(reason)
-        self._apply(lifecycle.Crashed(self._clock(), reason, permanent))
+        self._apply(lifecycle.Crashed(self._clock(), reason, permanent, sign_in))
 
     # Calls ----------------------------------------------------------------------------------------
 

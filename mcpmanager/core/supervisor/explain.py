@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from mcp.shared.exceptions import MCPError
 
-from mcpmanager.core.supervisor.lifecycle import Status
+from mcpmanager.core.auth.provider import SignInNeeded
+from mcpmanager.core.supervisor.lifecycle import State, Status
 from mcpmanager.core.supervisor.process import ChildProcess
 from mcpmanager.core.supervisor.stderr_log import StderrLog
 
@@ -32,12 +33,21 @@ def explain(exc: BaseException, process: ChildProcess | None, log: StderrLog, wa
     if process is not None and process.exited_on_its_own:
         return exit_reason(process, log, "" if was_ready else " before the handshake finished")
     exc = leaf(exc)
+    if isinstance(exc, SignInNeeded):
+        return str(exc)
     if isinstance(exc, MCPError):
         return with_stderr(log, f"protocol error: {exc}")
     return with_stderr(log, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
 
 
+def needs_sign_in(exc: BaseException) -> bool:
+    """The server refused us until the user signs in (OAuth, `core/auth`)."""
+    return isinstance(leaf(exc), SignInNeeded)
+
+
 def unavailable_text(name: str, status: Status, log: StderrLog, detail: str | None = None) -> str:
+    if status.state is State.NEEDS_SIGN_IN:
+        return f"Server '{name}' needs you to sign in: {status.reason}."
     lines = [f"Server '{name}' is unavailable ({status.describe()})."]
     if detail:
         lines[0] = f"Server '{name}' is unavailable: {detail} ({status.describe()})."

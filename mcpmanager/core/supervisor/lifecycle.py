@@ -10,6 +10,8 @@ event → command sequences (tests/core/supervisor/test_lifecycle.py).
     starting → backoff → starting      (a failed start counts as a crash)
     too many crashes in the window → failed (until the user restarts)
     a permanent failure (command not found) → failed at once
+    starting → needs-sign-in           (a remote server wants the user to sign in: no retry until
+                                        they have, then a start request)
     any → disabled / stopped on request
 """
 
@@ -27,6 +29,7 @@ class State(enum.Enum):
     BACKOFF = "backoff"
     FAILED = "failed"
     DISABLED = "disabled"
+    NEEDS_SIGN_IN = "needs-sign-in"
 
     def __repr__(self) -> str:
         return f"<State {self.value}>"
@@ -92,6 +95,7 @@ class Crashed:
     now: float
     reason: str
     permanent: bool = False  # retrying cannot help (e.g. the command does not exist)
+    sign_in: bool = False  # the server wants the user to sign in: no crash, and no retry until then
 
 
 @dataclass(frozen=True)
@@ -169,8 +173,13 @@ class Lifecycle:
                 self._ready_since = now
                 self._set(State.READY, now)
                 return []
-            case Crashed(now, reason, permanent):
+            case Crashed(now, reason, permanent, sign_in):
                 if state not in (State.STARTING, State.READY):
+                    return []
+                if sign_in:
+                    self._crashes.clear()
+                    self._ready_since = None
+                    self._set(State.NEEDS_SIGN_IN, now, reason)
                     return []
                 return self._crashed(now, reason, permanent)
             case RetryDue(now):

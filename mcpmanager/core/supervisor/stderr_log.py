@@ -47,7 +47,8 @@ class StderrLog:
         self.path = path
         self.max_bytes = max_bytes
         self.lines: deque[LogLine] = deque(maxlen=ring_lines)
-        self.mask = Masker(secrets)  # also for texts quoting this log (errors, reasons)
+        self._secrets = list(secrets)
+        self.mask = Masker(self._secrets)  # also for texts quoting this log (errors, reasons)
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._partial = ""
         self._file: IO[str] | None = None
@@ -59,6 +60,13 @@ class StderrLog:
         self._unwritten = 0
         self._retry_at = 0.0
         self.total_lines = 0
+
+    def also_mask(self, secrets: Iterable[str]) -> None:
+        """Mask these values too from now on (a secret filled from the keyring at start)."""
+        new = [value for value in secrets if value not in self._secrets]
+        if new:
+            self._secrets += new
+            self.mask = Masker(self._secrets)
 
     def feed(self, chunk: bytes) -> None:
         """Take a raw chunk from the pipe; complete lines are kept, the partial tail waits."""

@@ -8,7 +8,7 @@ the document mcpmanager saves, or the catalogue.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from mcpmanager.core.vault.store import Vault, VaultError
 
@@ -24,15 +24,24 @@ def referenced_names(value: str) -> list[str]:
     return [match["name"] for match in REFERENCE.finditer(value)]
 
 
+class MissingSecret(VaultError):
+    """A reference to an entry the keyring does not hold: only the user can fix it (no retry helps)."""
+
+
 def filled(value: str, vault: Vault, where: str) -> str:
     """`value` with each reference replaced by its secret; `where` names the value in an error."""
+    return filled_by(value, vault.get, where)
+
+
+def filled_by(value: str, lookup: Callable[[str], str | None], where: str) -> str:
+    """`filled`, with the secrets from `lookup` (a vault's `get`, or a memo of it)."""
     if "${keyring:" not in value:
         return value
 
     def secret(match: re.Match[str]) -> str:
-        found = vault.get(match["name"])
+        found = lookup(match["name"])
         if found is None:
-            raise VaultError(
+            raise MissingSecret(
                 f"{where} refers to keyring entry '{match['name']}', which is not in the keyring "
                 f"(store it with `mcpmanager secrets set {match['name']}`)"
             )

@@ -62,5 +62,21 @@ class Vault:
         encrypted = "encrypted" if getattr(backend, "encrypted", lambda: False)() else "not encrypted"
         return f"{name}: the file {path}, {encrypted}"
 
+    def summary(self) -> str:
+        """`keyring: …` in one line for a person: which keyring, and plainly when it is the fallback."""
+        try:
+            described, plain = self.describe(), self.unencrypted_file()
+        except Exception as exc:  # no usable backend at all: say so rather than fail what asked
+            return f"keyring: none usable ({type(exc).__name__}: {exc})"
+        if plain:
+            return f"keyring: {described} (the fallback where no OS keyring runs; only you can read it)"
+        return f"keyring: {described}"
+
+    def unencrypted_file(self) -> bool:
+        """The fallback: a plain file (keyrings.alt's), protected only by its permissions."""
+        backend = self._keyring()
+        encrypted = getattr(backend, "encrypted", None)
+        return getattr(backend, "file_path", None) is not None and not (encrypted is not None and encrypted())
+
     def _keyring(self) -> KeyringBackend:
         return self.backend if self.backend is not None else keyring.get_keyring()

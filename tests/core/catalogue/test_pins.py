@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from mcpmanager.core.catalogue.pins import Pins, fingerprint
+from mcpmanager.core.config.load import parse_config
+from mcpmanager.core.config.model import ConfigError
 
 
 def spec(name: str, description: str = "Does a thing.", **extra: Any) -> dict[str, Any]:
@@ -51,3 +53,37 @@ def test_a_damaged_pins_file_is_left_as_it_is(tmp_path: Path) -> None:
     assert path.read_text(encoding="utf-8") == "{damaged"
     path.write_text(json.dumps({"servers": {"s": {"a": spec("a")}}}), encoding="utf-8")
     assert Pins(path).review("s", [spec("a", "Changed.")])[1][0].tool == "a"
+
+
+def test_new_tools_of_a_known_server_are_held_under_hold_and_a_first_listing_is_trusted(tmp_path: Path) -> None:
+    path = tmp_path / "pins.json"
+    assert Pins(path).review("s", [spec("read")], "hold") == ([spec("read")], [])  # first sight: trusted
+
+    pins = Pins(path)
+    allowed, [held] = pins.review("s", [spec("read"), spec("send", "Sends mail.")], "hold")
+    assert allowed == [spec("read")]
+    assert (held.tool, held.new, held.approved, held.now) == ("send", True, {}, spec("send", "Sends mail."))
+    assert held.changed == ("name", "description", "inputSchema")  # all of it is new
+    assert held.refusal() == (
+        "Tool 'send' of server 's' is new since the server's tools were approved, so it is withheld until "
+        "the user approves it (`mcpmanager pins approve s:send`)."
+    )
+    assert held.describe()["new"] is True
+    assert Pins(path).review("s", [spec("read"), spec("send", "Sends mail.")], "hold")[1] == [held]  # not pinned
+
+    Pins(path).approve([held.describe()])
+    assert Pins(path).review("s", [spec("read"), spec("send", "Sends mail.")], "hold") == (
+        [spec("read"), spec("send", "Sends mail.")],
+        [],
+    )
+    # "allow" (the default) pins a new tool as it comes; held later only if it changes.
+    assert Pins(path).review("s", [spec("read"), spec("more")]) == ([spec("read"), spec("more")], [])
+    assert Pins(path).review("s", [spec("more")], "hold") == ([spec("more")], [])
+    assert Pins(path).review("other", [spec("x"), spec("y")], "hold") == ([spec("x"), spec("y")], [])  # first sight
+
+
+def test_the_new_tools_policy_is_allow_unless_the_config_says_hold() -> None:
+    assert parse_config("{}", "test").proxy.new_tools == "allow"
+    assert parse_config('{"proxy": {"newTools": "hold"}}', "test").proxy.new_tools == "hold"
+    with pytest.raises(ConfigError, match=r"proxy\.newTools: expected 'allow' or 'hold', got 'block'"):
+        parse_config('{"proxy": {"newTools": "block"}}', "test")

@@ -15,7 +15,8 @@ from mcpmanager.core.config.options import default_of, json_key
 from mcpmanager.core.config.settings import ProxySettings, SupervisorSettings, ToolSettings
 
 SECTIONS = {"proxy": ProxySettings, "supervisor": SupervisorSettings}
-CHANGED: dict[str, Any] = {"mode": "direct", "port": 8765, "max_name_length": 40}
+CHANGED: dict[str, Any] = {"mode": "direct", "port": 8765, "max_name_length": 40, "new_tools": "hold"}
+CHANGED.update(ask_before="all", approval="deny")
 
 
 def other_value(field: dataclasses.Field[Any]) -> Any:
@@ -47,9 +48,9 @@ def test_each_option_round_trips_under_its_camel_case_key(section: str, settings
 
 def test_tool_settings_round_trip() -> None:
     entry = {json_key(f.name): other_value(f) for f in dataclasses.fields(ToolSettings)}
-    assert list(entry) == ["alwaysOn", "aliases", "disabled", "params"]
+    assert list(entry) == ["alwaysOn", "aliases", "disabled", "params", "approval"]
     config = parse_config(json.dumps({"tools": {"s:t": entry}}), "test")
-    assert config.tools["s:t"] == ToolSettings(True, ["x"], True, {"a": "b"})
+    assert config.tools["s:t"] == ToolSettings(True, ["x"], True, {"a": "b"}, "deny")
     assert config.to_document()["tools"] == {"s:t": entry}
 
 

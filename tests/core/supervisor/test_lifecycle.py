@@ -151,3 +151,15 @@ def test_status_describes_itself() -> None:
     machine.handle(Crashed(2, "exited 3 — fatal: no key"))
     assert machine.status.describe() == "backoff: exited 3 — fatal: no key (retry in 1 s)"
     assert repr(State.READY) == "<State ready>"
+
+
+def test_a_server_that_needs_a_sign_in_waits_for_the_user_without_retrying() -> None:
+    machine = ready_machine()
+    for _ in range(POLICY.crash_limit - 1):  # earlier crashes do not make it a crash loop later
+        machine.handle(Crashed(2, "exited 1"))
+        machine.handle(RetryDue(3))
+    assert machine.handle(Crashed(4, "sign in with `mcpmanager login x`", sign_in=True)) == []
+    assert machine.status == machine.status.__class__(State.NEEDS_SIGN_IN, "sign in with `mcpmanager login x`", 4, 4)
+    assert machine.handle(RetryDue(5)) == []  # no retry scheduled, none taken
+    assert machine.handle(StartRequested(6)) == [Spawn()]  # signed in: connect again
+    assert machine.handle(Crashed(7, "exited 1")) == [ScheduleRetry(1)]  # counted from scratch
