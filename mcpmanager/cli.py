@@ -80,6 +80,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(MaskingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=getattr(logging, args.log_level.upper()), handlers=[handler])
+    if args.log_level.upper() != "DEBUG":
+        # httpx logs every request at INFO: a line per call to a remote server is noise, not news.
+        for name in ("httpx", "httpx2"):
+            logging.getLogger(name).setLevel(logging.WARNING)
     try:
         status = _run(args, parser)
         sys.stdout.flush()  # here, not at exit: a reader that went away is met below
