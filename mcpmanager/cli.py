@@ -274,6 +274,9 @@ def _format_engine(info: dict[str, Any]) -> str:
         withheld = f"held for review (changed or new, see `mcpmanager pins`): {', '.join(held)}" if held else ""
         text = "; ".join(part for part in (detail, reason, logs, withheld) if part)
         lines.append(f"  {name:<{width}}  {state:<8}  {text}".rstrip())
+    for suggestion in info.get("suggested_always_on") or []:  # learned from use (docs/discovery.md)
+        lines.append(f"  suggested always-on: {suggestion['name']} [{suggestion['server']}], called "
+                     f"{suggestion['calls']} times through discovery, +{suggestion['tokens']} tokens")  # fmt: skip
     return "\n".join(lines)
 
 

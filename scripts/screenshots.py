@@ -17,6 +17,8 @@ as a user would (select, toggle, type) and captures the screen with ImageMagick'
   `drop_table` destructive by its name) waiting in the window's approval panel over the activity log.
 - `sign-in`: a remote server behind OAuth (the tests' authorization server, on loopback) that needs a
   sign-in: its light, its reason and the Sign in button in its detail.
+- `learned`: a client's discover-then-call on a shop's tools, and the Catalogue page's Learned panel
+  (query → tool, uses, last used, Forget) with the always-on suggestion and its token price.
 - `keyring`: the server editor after "Store in keyring" on a token row: the row holds the reference
   (shown, read-only), another secret stays masked (a keyring of the scene's own, in its temp folder).
 
@@ -36,7 +38,7 @@ from pathlib import Path
 
 import qasync
 from mcp import Client
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QScrollArea
 
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.system.paths import Paths
@@ -433,6 +435,77 @@ async def drive_sign_in(manager: Manager) -> None:
         manager.quit.set()
 
 
+SHOP_TOOLS = [
+    {"name": "refund_payment", "description": "Return money to the customer for a charge.",
+     "inputSchema": {"type": "object", "properties": {"charge_id": {"type": "string"}}, "required": ["charge_id"]}},
+    {"name": "cancel_subscription", "description": "Stop a customer's recurring plan at the end of the period.",
+     "inputSchema": {"type": "object", "properties": {"subscription_id": {"type": "string"}}}},
+    {"name": "list_orders", "description": "List the orders of a buyer, newest first.",
+     "inputSchema": {"type": "object", "properties": {"buyer": {"type": "string"}}}},
+    {"name": "ship_order", "description": "Mark an order as shipped, with its tracking number.",
+     "inputSchema": {"type": "object", "properties": {"number": {"type": "string"}}}},
+]  # fmt: skip
+# (query, the tool the user's model then called): a week of a shop's support work, as a client sends it.
+SHOP_USE = [
+    ("give a buyer their money back", "refund_payment"),
+    ("the customer wants a refund for order 1182", "refund_payment"),
+    ("end someone's monthly plan", "cancel_subscription"),
+    ("orders of the buyer anna@example.com", "list_orders"),
+    ("return the payment for the broken kettle", "refund_payment"),
+    ("mark order 1190 as sent", "ship_order"),
+]
+
+
+def make_learned_config(home: Path) -> Path:
+    """The demo servers and `shop`, a fixture server with a shop's tools."""
+    demo = demo_config(Paths.resolve(env={"MCPMANAGER_HOME": str(home)})).document["mcpServers"]
+    tools = home / "shop-tools.json"
+    tools.write_text(json.dumps(SHOP_TOOLS))
+    shop = {"command": sys.executable, "args": [str(FIXTURE), "--name", "shop", "--tools-file", str(tools)]}
+    config = home / "config.json"
+    config.write_text(json.dumps({"mcpServers": {**demo, "shop": shop}}, indent=2))
+    return config
+
+
+async def drive_learned(manager: Manager) -> None:
+    """A client finds tools with discover_tools and calls them; the Catalogue page shows what was
+    learned (Learned) and suggests the tool called most as always-on, with its token price."""
+    try:
+        await manager.started.wait()
+        window, ctx = manager.window, manager.ctx
+        assert window is not None and ctx is not None
+        window.resize(1280, 800)
+        window.move(0, 0)
+        engine = ctx.engine
+        for _ in range(600):
+            if engine.catalogue.get("refund_payment") is not None:
+                break
+            await asyncio.sleep(0.1)
+        async with Client(engine.router.server, mode="legacy", cache=None) as client:
+            for query, tool in SHOP_USE:
+                found = await client.call_tool("discover_tools", {"query": query})
+                if tool in [t["name"] for t in (found.structured_content or {}).get("tools", [])]:
+                    arguments = {"charge_id": "ch_1182"} if tool == "refund_payment" else {}
+                    await client.call_tool("call_tool", {"tool_name": tool, "arguments": arguments})
+                else:
+                    print(f"learned scene: {tool} not shown for {query!r}", file=sys.stderr)
+        window.show_page(window.catalogue)
+        window.catalogue.learned_button.setChecked(True)
+        await settle(1.0)  # the suggestion and the panel laid out first: then the row scrolls into sight
+        window.catalogue.select_key("shop:refund_payment")
+        await settle()
+        learned_line = window.catalogue.detail.learned  # scrolled into sight: its "Learned from use"
+        area = learned_line.parentWidget()
+        while area is not None and not isinstance(area, QScrollArea):
+            area = area.parentWidget()
+        if area is not None:
+            area.ensureWidgetVisible(learned_line)
+        await settle(0.3)
+        await capture("learned.png", window)
+    finally:
+        manager.quit.set()
+
+
 SCENES = {
     "tour": (make_config, drive),
     "failing-start": (make_failing_config, drive_failing_start),
@@ -440,6 +513,7 @@ SCENES = {
     "keyring": (make_keyring_config, drive_keyring),
     "approval": (make_approval_config, drive_approval),
     "sign-in": (make_sign_in_config, drive_sign_in),
+    "learned": (make_learned_config, drive_learned),
 }
 
 

@@ -74,7 +74,7 @@ def build_resolver(catalogue: Catalogue, config: Config) -> Resolver:
     from mcpmanager.core.search.index import SearchIndex
 
     """A resolver whose suggestions search the catalogue as discover_tools does."""
-    discovery = Discovery(catalogue, SearchIndex(config.synonyms))
+    discovery = Discovery(catalogue, SearchIndex(config.synonyms, config.proxy.semantic_search))
     return Resolver(catalogue, discovery.search_names)
 
 

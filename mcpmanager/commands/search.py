@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     except (BadInput, ConfigError) as exc:
         print(f"mcpmanager: {exc}", file=sys.stderr)
         return 2
-    index = SearchIndex(config.synonyms)
+    index = SearchIndex(config.synonyms, config.proxy.semantic_search)
     index.replace_all(docs)
     by_key = {doc.key: doc for doc in docs}
     if queries is not None:

@@ -201,9 +201,16 @@ class ToolDetail(QWidget):
     """One row of the model, under the table: what the tool is and its aliases on the left, how to
     call it and its schema on the right. `show_row(None)` shows the hint to pick one."""
 
-    def __init__(self, model: CatalogueModel, proxy: Callable[[], ProxySettings] = ProxySettings) -> None:
+    def __init__(
+        self,
+        model: CatalogueModel,
+        proxy: Callable[[], ProxySettings] = ProxySettings,
+        learned: Callable[[str], str] = lambda _key: "",
+    ) -> None:
+        """`learned`: what was learned from use about a tool (by key), in a line (`learned_view`)."""
         super().__init__()
         self.model = model
+        self._learned = learned
         self.approval = ApprovalChoice(proxy)  # asking before its calls (core/proxy/approval.py)
         self.approval.chosen.connect(self.apply_approval)
         self.key: str | None = None
@@ -223,6 +230,8 @@ class ToolDetail(QWidget):
         self.state = plain_label()
         self.server, self.original, self.cost, self.annotations = (plain_label(selectable=True) for _ in range(4))
         self.annotations.setWordWrap(True)
+        self.learned = plain_label(selectable=True)
+        self.learned.setWordWrap(True)
         self.description = plain_label(selectable=True)
         self.description.setWordWrap(True)
 
@@ -249,6 +258,7 @@ class ToolDetail(QWidget):
         facts.addRow("Size", self.cost)
         facts.addRow("Annotations", self.annotations)
         facts.addRow("Approval", self.approval)
+        facts.addRow("Learned from use", self.learned)
         alias_row = QHBoxLayout()
         alias_row.addWidget(self.aliases, 1)
         alias_row.addWidget(self.aliases_apply)
@@ -297,6 +307,7 @@ class ToolDetail(QWidget):
         self.original.setText(entry.name)
         self.cost.setText(f"about {self.model.tokens(row):,} tokens in a client's tools/list")
         self.annotations.setText(annotations_text(entry.spec))
+        self.learned.setText(self._learned(entry.key) or "nothing yet")
         self.description.setText(entry.description or "(no description)")
         schema = entry.spec.get("inputSchema")
         if entry.exposed:

@@ -47,6 +47,7 @@ from mcpmanager.gui.catalogue_model import (
 from mcpmanager.gui.catalogue_offer_detail import OfferDetail
 from mcpmanager.gui.catalogue_offers import GROUPS, SINGULAR
 from mcpmanager.gui.context import GuiContext
+from mcpmanager.gui.learned_view import LearnedPanel, SuggestionBar, learned_text
 
 # Starting widths (the user may drag them); Description takes what is left. Never ResizeToContents:
 # it measures every one of 20,000 rows on each change.
@@ -99,30 +100,49 @@ class CataloguePage(QWidget):
         # Wide enough for any count: a label that grows while typing would re-lay out the row each time.
         self.count.setMinimumWidth(self.count.fontMetrics().horizontalAdvance("000,000 of 000,000 resources"))
         self.kind_buttons = self._make_kind_buttons()
-        self.detail = ToolDetail(self.model, lambda: ctx.engine.config.proxy)
+        store = ctx.engine.router.learning.store
+        self.detail = ToolDetail(
+            self.model, lambda: ctx.engine.config.proxy, lambda k: learned_text(store.entries(), k)
+        )
         self.offer_detail = OfferDetail()
         self.details = QStackedWidget()  # the tool's detail (or the hint to pick a row), or the offer's
         self.details.addWidget(self.detail)
         self.details.addWidget(self.offer_detail)
         self._key: str | None = None  # the selected row, kept across reloads and filtering
         self.context_menu: QMenu | None = None
+        # Learning from use: the pairs (shown with the Learned button) and the always-on suggestions.
+        self.learned = LearnedPanel(ctx)
+        self.learned.hide()
+        self.learned.refreshed.connect(self._learned_changed)
+        self.learned_button = QToolButton()
+        self.learned_button.setText("&Learned")
+        self.learned_button.setCheckable(True)
+        self.learned_button.setAutoRaise(True)
+        self.learned_button.setToolTip("What discovery learned from your clients' calls: query → tool, and Forget")
+        self.learned_button.toggled.connect(self._show_learned)
+        self.suggestions = SuggestionBar(ctx)
 
         top = QHBoxLayout()
         for button in self.kind_buttons.values():
             top.addWidget(button)
         top.addWidget(self.filter, 1)
         top.addWidget(self.count)
+        top.addWidget(self.learned_button)
         # The detail goes under the table: eight columns need the page's whole width.
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.table)
         splitter.addWidget(self.details)
+        splitter.addWidget(self.learned)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
+        splitter.setStretchFactor(2, 2)
         splitter.setSizes([440, 300])  # proportions: the first layout scales them to the page
         splitter.setChildrenCollapsible(False)
+        self.splitter = splitter
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(top)
+        layout.addWidget(self.suggestions)
         layout.addWidget(splitter, 1)
 
         self.model.modelReset.connect(self._reloaded)
@@ -179,6 +199,20 @@ class CataloguePage(QWidget):
         buttons["prompts"].setToolTip("Show prompts only: messages a client's user can pick (prompts/get)")
         buttons["resources"].setToolTip("Show resources and resource templates only: data a client can read")
         return buttons
+
+    def _learned_changed(self) -> None:
+        row = self.model.row_of(self._key) if self._key else -1
+        if row >= 0 and self.model.entry(row) is not None:
+            self.detail.show_row(row)  # its "Learned from use" line
+
+    def _show_learned(self, on: bool) -> None:
+        """Show or hide what was learned, under the detail: a third of the height when shown (a
+        splitter gives a widget shown late no room at all)."""
+        self.learned.setVisible(on)
+        if on:
+            table, detail, _ = self.splitter.sizes()
+            total = table + detail
+            self.splitter.setSizes([total * 4 // 9, total * 2 // 9, total // 3])
 
     # Filtering -------------------------------------------------------------------------------------
 

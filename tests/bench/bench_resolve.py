@@ -1,6 +1,6 @@
 """Resolution benchmark (figures, not pass/fail): wrong tool and argument names over real catalogues.
 
-    .venv/bin/python -m tests.bench.bench_resolve [--json] [--failures] [--misses N]
+    .venv/bin/python -m tests.bench.bench_resolve [--json] [--failures] [--misses N] [--dev [--half H]]
 
 Prints, per catalogue and per source (generated / curated), then per style: correct
 auto-resolutions, recovered (auto, or the right tool among the first 3 suggestions), wrong
@@ -9,6 +9,10 @@ refusals, and unsafe forwards (an argument dropped, guessed or converted). Also 
 non-exact resolution takes (p50/p95), on the real catalogues and on catalogues of 2,000 and 20,000
 tools (the real ones replicated under other server names): building the name index (once per
 catalogue change, on the first name that is not exact) and resolving a wrong name.
+
+`--dev` measures the development set for generalisation instead (`tests/data/resolve/dev_generalise_*`,
+on a catalogue of Azure MCP and BFCL service tools), each half apart: `tune`, which rules were
+adjusted on, and `heldout`, which was only measured.
 
 Targets (issue 4): ≥ 60 % of resolvable names auto-resolved correctly, ≥ 90 % recovered, no wrong
 auto-resolution on must-not cases and ≤ 2 % on resolvable ones; ≥ 85 % of fixable argument errors
@@ -27,10 +31,15 @@ from typing import Any
 from mcpmanager.core.catalogue.catalogue import Catalogue
 from mcpmanager.core.resolve.names import NameResolver
 from tests.helpers.resolve_cases import NameCase, Tool, all_cases
+from tests.helpers.resolve_dev import HALVES, dev_cases
 from tests.helpers.resolve_eval import Report, evaluate
 
 SIZES = (2_000, 20_000)
 SAMPLE = 300  # wrong names timed per size
+_NAME_HEADER = (
+    "| names | resolvable | auto-resolved correctly | recovered (auto or top 3) | wrong auto | must-not "
+    + "| wrong auto on must-not |"
+)
 
 
 def _percent(value: float | None) -> str:
@@ -125,7 +134,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--failures", action="store_true", help="list wrong resolutions and unsafe forwards")
     parser.add_argument("--misses", type=int, default=0, metavar="N", help="list N cases not recovered / repaired")
+    parser.add_argument("--dev", action="store_true", help="measure the development set, each half apart")
+    parser.add_argument("--half", choices=HALVES, help="with --dev: list failures and misses of this half only")
     args = parser.parse_args(argv)
+    if args.dev:
+        return _dev(args)
     catalogues, names, arguments = all_cases()
     report = evaluate(catalogues, names, arguments)
     figures = summary(report)
@@ -162,6 +175,41 @@ def main(argv: list[str] | None = None) -> int:
     print("\n| tools | name index build | wrong name p50 | wrong name p95 |\n|---|---|---|---|")
     for row in figures["scaling"]:
         print(f"| {row['tools']:,} | {row['build_ms']} ms | {row['p50_ms']} ms | {row['p95_ms']} ms |")
+    if args.failures:
+        print(f"\n{len(report.failures)} failures:")
+        for failure in report.failures:
+            print(" ", json.dumps(failure, ensure_ascii=False))
+    if args.misses:
+        print(f"\n{len(report.misses)} misses (first {args.misses}):")
+        for miss in report.misses[: args.misses]:
+            print(" ", json.dumps(miss, ensure_ascii=False))
+    return 0
+
+
+def _dev(args: argparse.Namespace) -> int:
+    catalogues, names, arguments = dev_cases()
+    if args.half:
+        names = [c for c in names if c.source == args.half]
+        arguments = [c for c in arguments if c.source == args.half]
+    report = evaluate(catalogues, names, arguments)
+    figures: dict[str, Any] = {
+        "names": {h: report.name_total(source=h).figures() for h in HALVES},
+        "arguments": {h: report.argument_total(source=h).figures() for h in HALVES},
+        "failures": report.failures,
+        "misses": report.misses,
+    }
+    if args.json:
+        print(json.dumps(figures, indent=1))
+        return 0
+    print(f"development set: {len(names)} name cases, {len(arguments)} argument cases\n")
+    print(_NAME_HEADER)
+    print("|---|---|---|---|---|---|---|")
+    for half in HALVES:
+        print(_name_row(half, figures["names"][half]))
+    print("\n| arguments | fixable | repaired | valid kept | must-refuse refused | unsafe forwards |")
+    print("|---|---|---|---|---|---|")
+    for half in HALVES:
+        print(_argument_row(half, figures["arguments"][half]))
     if args.failures:
         print(f"\n{len(report.failures)} failures:")
         for failure in report.failures:

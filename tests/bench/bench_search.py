@@ -4,19 +4,24 @@
    R@1, R@5, R@10, nDCG@10 and MRR, beside the README's baseline (b). Recall@k is the share of a
    query's relevant tools in the top k, averaged; sets with `relevant_groups` are also scored with
    "any tool of a group is enough" (the `groups` rows).
+   Search is the hybrid (BM25F fused with the static vectors, `core/search/hybrid.py`); the `bm25f`
+   row is BM25F alone, and `half A`/`half B` split the queries by a hash of their text (the fusion's
+   weight was chosen on half A: half B is the figure nobody tuned on).
 2. Query latency (p50/p95) and index build time at 200, 2,000 and 20,000 tools (real catalogues
-   replicated under distinct names), plus the cost of an incremental update at the largest size.
+   replicated under distinct names), hybrid and BM25F alone, plus the cost of an incremental update.
+3. The static vectors: load time, memory, and the size they add to the installed package.
 
     .venv/bin/python -m tests.bench.bench_search [--json] [--sets azure-mcp ...] [--metatool-sample N]
 
 Targets: R@5 above baseline (b) on every set and +5 points on average; azure-mcp R@1 ≥ 0.85; query
-p50 ≤ 1 ms at 2,000 tools and ≤ 5 ms at 20,000.
+p50 ≤ 2 ms at 2,000 tools (hybrid; BM25F alone ≤ 1 ms) and ≤ 5 ms at 20,000; ≤ 50 MB installed.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import json
 import math
 import random
@@ -30,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpmanager.core.catalogue.exposed_names import assign_exposed_names
+from mcpmanager.core.search import vectors as vectors_module
 from mcpmanager.core.search.index import SearchDoc, SearchIndex
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "bench-data"
@@ -97,26 +103,33 @@ def _scores(ranked: list[str], groups: list[set[str]]) -> tuple[float, ...]:
     return (*recalls, dcg / ideal, first)
 
 
-def quality(bench: BenchSet, index: SearchIndex | None = None) -> dict[str, dict[str, float]]:
+def half_of(query: str) -> str:
+    """The tuning split: "A" (tuned on) or "B" (not), by a hash of the query's text."""
+    return "AB"[int(hashlib.md5(query.encode()).hexdigest(), 16) % 2]
+
+
+def quality(bench: BenchSet, index: SearchIndex | None = None, semantic: bool = True) -> dict[str, dict[str, float]]:
     if index is None:
-        index = SearchIndex()
+        index = SearchIndex(semantic=semantic)
         index.replace_all(docs_of(bench.tools))
     name_of = {f"{t['server']}:{t['name']}": str(t["name"]) for t in bench.tools}
     strict: list[tuple[float, ...]] = []
     grouped: list[tuple[float, ...]] = []
+    halves: dict[str, list[tuple[float, ...]]] = {"A": [], "B": []}
     for query in bench.queries:
         ranked = [name_of[h.key] for h in index.search(query["query"], DEPTH)]
         strict.append(_scores(ranked, [{name} for name in query["relevant"]]))
+        halves[half_of(query["query"])].append(strict[-1])
         if "relevant_groups" in query:
             grouped.append(_scores(ranked, [set(g) for g in query["relevant_groups"]]))
-    result = {"strict": _mean(strict)}
+    result = {"strict": _mean(strict), "half A": _mean(halves["A"]), "half B": _mean(halves["B"])}
     if grouped:
         result["groups"] = _mean(grouped)
     return result
 
 
 def _mean(rows: list[tuple[float, ...]]) -> dict[str, float]:
-    return {m: sum(r[i] for r in rows) / len(rows) for i, m in enumerate(METRICS)}
+    return {m: sum(r[i] for r in rows) / len(rows) if rows else 0.0 for i, m in enumerate(METRICS)}
 
 
 # Speed --------------------------------------------------------------------------------------------
@@ -141,11 +154,12 @@ def _percentile(samples: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * share))]
 
 
-def speed(pool: list[dict[str, Any]], queries: list[str]) -> dict[str, dict[str, float]]:
+def speed(pool: list[dict[str, Any]], queries: list[str], semantic: bool = True) -> dict[str, dict[str, float]]:
+    """Build time counts the tools' vectors computed from scratch (no cache), for the hybrid."""
     results: dict[str, dict[str, float]] = {}
     for size in SIZES:
         docs = docs_of(replicated(pool, size))
-        index = SearchIndex()
+        index = SearchIndex(semantic=semantic)
         start = time.perf_counter()
         index.replace_all(docs)
         build = time.perf_counter() - start
@@ -180,6 +194,36 @@ def _update_costs(index: SearchIndex, docs: list[SearchDoc]) -> dict[str, float]
     return {"upsert_50_ms": upsert * 1000, "first_query_after_ms": first * 1000}
 
 
+def vector_costs(pool: list[dict[str, Any]]) -> dict[str, float]:
+    """Loading the shipped vectors, their memory, and what they add to the installed package; the
+    memory of 20,000 tools' vectors, and building those from the cache (a restart) and from scratch."""
+    vectors_module.shipped.cache_clear()
+    start = time.perf_counter()
+    loaded = vectors_module.shipped()
+    load = time.perf_counter() - start
+    data = Path(vectors_module.__file__).parent / "data"
+    installed = sum(f.stat().st_size for f in data.iterdir() if f.is_file())
+    docs = docs_of(replicated(pool, 20_000))
+    index = SearchIndex()
+    start = time.perf_counter()
+    index.replace_all(docs)
+    cold = time.perf_counter() - start
+    assert index.semantic is not None
+    cache = index.semantic.cache
+    again = SearchIndex(semantic=type(index.semantic)(cache=cache))
+    start = time.perf_counter()
+    again.replace_all(docs)
+    warm = time.perf_counter() - start
+    return {
+        "load_s": load,
+        "token_vectors_mb": loaded.matrix.nbytes / 1e6,
+        "installed_mb": installed / 1e6,
+        "tool_vectors_mb_20000": 20_000 * loaded.dims * 4 / 1e6,
+        "build_20000_from_scratch_s": cold,
+        "build_20000_from_cache_s": warm,
+    }
+
+
 def blob_query_ms(pool: list[dict[str, Any]]) -> float:
     index = SearchIndex()
     index.replace_all(docs_of(replicated(pool, 20_000)))
@@ -201,20 +245,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sets", nargs="+", choices=SETS, default=list(SETS))
     parser.add_argument("--metatool-sample", type=int, default=2000, help="0 = all 21,041 queries")
     parser.add_argument("--no-speed", action="store_true", help="quality only")
+    parser.add_argument("--no-quality", action="store_true", help="speed, vectors and size only")
     args = parser.parse_args(argv)
     if not DATA.is_dir():
         print(f"bench_search: no data at {DATA}", file=sys.stderr)
         return 2
     report: dict[str, Any] = {"quality": {}, "speed": {}}
     benches = [load(s, args.metatool_sample or None if s == "metatool" else None) for s in args.sets]
-    for bench in benches:
+    for bench in [] if args.no_quality else benches:
         report["quality"][bench.name] = quality(bench)
+        lexical = quality(bench, semantic=False)
+        report["quality"][bench.name].update(
+            {f"bm25f {view}": lexical[view] for view in ("strict", "half A", "half B")}
+        )
         report["quality"][bench.name]["queries"] = len(bench.queries)
     if not args.no_speed:
         pool = [t for b in benches for t in b.tools]
         rng = random.Random(3)
         queries = [q["query"] for b in benches for q in rng.sample(b.queries, min(100, len(b.queries)))]
+        report["vectors"] = vector_costs(pool)
         report["speed"] = speed(pool, queries)
+        report["speed_bm25f"] = speed(pool, queries, semantic=False)
         report["speed"]["blob_query_ms_20000"] = blob_query_ms(pool)
     if args.json:
         print(json.dumps(report, indent=1))
@@ -229,18 +280,22 @@ def _print(report: dict[str, Any]) -> None:
     for name, views in report["quality"].items():
         base = BASELINE_B[name]
         print(f"{name:<14}{'base (b)':<9}" + "".join(f"{v:>9.3f}" for v in base))
-        for view in ("strict", "groups"):
+        for view in ("strict", "groups", "half A", "half B", "bm25f strict", "bm25f half A", "bm25f half B"):
             if view in views:
-                print(f"{'':<14}{view:<9}" + "".join(f"{views[view][m]:>9.3f}" for m in METRICS))
+                print(f"{'':<14}{view:<13}" + "".join(f"{views[view][m]:>9.3f}" for m in METRICS))
         gains.append(views["strict"]["R@5"] - base[1])
         print(f"{'':<14}{'queries':<9}{views['queries']:>9}")
-    mean = sum(gains) / len(gains) * 100
-    print(f"R@5 gain over (b), strict, mean of {len(gains)} sets: {mean:+.1f} points")
-    for size, row in report["speed"].items():
-        if isinstance(row, dict):
-            print(f"{size:>6} tools: " + "  ".join(f"{k} {v:.3f}" for k, v in row.items()))
-        else:
-            print(f"{size}: {row:.1f}")
+    if gains:
+        mean = sum(gains) / len(gains) * 100
+        print(f"R@5 gain over (b), strict, mean of {len(gains)} sets: {mean:+.1f} points")
+    for name in ("speed", "speed_bm25f"):
+        for size, row in report.get(name, {}).items():
+            if isinstance(row, dict):
+                print(f"{name:<12}{size:>6} tools: " + "  ".join(f"{k} {v:.3f}" for k, v in row.items()))
+            else:
+                print(f"{size}: {row:.1f}")
+    for key, value in report.get("vectors", {}).items():
+        print(f"vectors {key}: {value:.3f}")
 
 
 if __name__ == "__main__":

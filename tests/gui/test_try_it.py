@@ -61,8 +61,10 @@ async def test_search_shows_what_discover_tools_returns(
             result = await client.call_tool("discover_tools", {"query": "issue", "limit": 5})
             hits = (result.structured_content or {})["tools"]
             assert page.hits.names() == [hit["name"] for hit in hits]
-            assert page.hits.names() == ["get_issue", "delete_issue", "create_issue"]
-            assert [page.hits.index(r, SCORE).data() for r in range(3)] == [f"{h['score']:.3f}" for h in hits]
+            # The three issue tools by their words, then the two that fail with an error ("issue" as a
+            # problem) by the semantic half of the search, below them.
+            assert page.hits.names() == ["get_issue", "delete_issue", "create_issue", "gh__fail", "other__fail"]
+            assert [page.hits.index(r, SCORE).data() for r in range(len(hits))] == [f"{h['score']:.3f}" for h in hits]
             assert page.model_text.toPlainText() == text_of(result)
             # The best hit is selected, its template shown ready to copy.
             assert page.template.toPlainText() == json.dumps(hits[0]["call"], indent=2)

@@ -72,6 +72,20 @@ def test_the_build_makes_a_onedir_app_and_a_tarball_of_it(dist: Path, app: Path)
     assert {"mcpmanager/mcpmanager", "mcpmanager/install.sh", "mcpmanager/_internal/LICENSE"} <= names
     done = run([str(app), "--version"], plain_env(dist))
     assert (done.returncode, done.stdout) == (0, f"mcpmanager {__version__}\n")
+    # Search's static vectors are in the app and load: a paraphrase sharing no word with its tool.
+    data = "mcpmanager/_internal/mcpmanager/core/search/data"
+    assert {f"{data}/vectors.npy", f"{data}/vocab.txt", f"{data}/LICENSE-Apache-2.0.txt"} <= names
+    catalogue = dist / "home-tools.json"
+    catalogue.write_text(json.dumps(HOME_TOOLS), encoding="utf-8")
+    done = run([str(app), "search", "--catalogue", str(catalogue), "--json", "sprinkle the lawn"], plain_env(dist))
+    assert done.returncode == 0, done.stderr
+    assert "water_garden" in done.stdout and "lock_door" not in done.stdout, done.stdout
+
+
+HOME_TOOLS = [
+    {"server": "home", "name": "water_garden", "description": "Turn on the garden irrigation for some minutes."},
+    {"server": "home", "name": "lock_door", "description": "Lock or unlock the front door."},
+]
 
 
 def test_the_frozen_app_opens_the_window_on_the_demo_servers(app: Path, tmp_path: Path) -> None:

@@ -36,6 +36,8 @@ class ProxySettings:
     new_tools: NewTools = option("allow", one_of("allow", "hold"))  # see core/catalogue/pins.py
     ask_before: AskBefore = option("destructive", one_of("destructive", "all", "never"))  # calls asked first
     approval_timeout: float = option(120.0, positive)  # seconds an asked call waits for an answer
+    semantic_search: bool = option(True, flag)  # fuse BM25F with the shipped static vectors (search.md)
+    learn_from_use: bool = option(True, flag)  # lift tools for queries like those that led to them (discovery.md)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,8 @@ from mcpmanager.core.config.servers import ServerConfig
 from mcpmanager.core.engine.advertisement import advertisement_path, remember_config, write_advertisement
 from mcpmanager.core.engine.events import CatalogueChanged, ConfigApplied, ConfigRejected, EngineEvent
 from mcpmanager.core.proxy.router import Router
+from mcpmanager.core.proxy.suggestions import Suggestion, always_on_suggestions
+from mcpmanager.core.search.vector_cache import VectorCache
 from mcpmanager.core.signals import Signal
 from mcpmanager.core.supervisor.downstream import Downstream
 from mcpmanager.core.supervisor.eras import KnownEras
@@ -43,8 +45,10 @@ from mcpmanager.core.system.process_groups import ProcessGroups, reap_left_behin
 from mcpmanager.core.tasks import spawn
 
 logger = logging.getLogger(__name__)
+SEARCH_VECTORS = "search-vectors.npz"  # tools' semantic vectors by text (core/search/vector_cache.py)
 CACHE_SAVE_DELAY = 0.5  # seconds: servers that come up together share one cache write
 PINS_FILE = "pins.json"  # approved tool definitions, beside the config file
+LEARNED_FILE = "learned.json"  # (discover query → tool called) pairs, beside the catalogue cache
 ADVERTISE_RETRY = 2.0  # seconds between tries to write the advertisement on a full disk
 
 FrontEnd = Literal["serve", "gui", "background"]
@@ -91,6 +95,7 @@ class Engine:
         self.router = Router(
             self.catalogue, self.downstreams, mode or config.proxy.mode, config.synonyms, self.offerings
         )
+        self.router.use_search_vectors(self._search_vectors(config))
         self.endpoint = "stdio"  # or the default mode's URL once serving HTTP (`listening`)
         self.events: Signal[EngineEvent] = Signal("engine events")
         self._refresh_pending = False
@@ -103,6 +108,9 @@ class Engine:
         self.pins = Pins(paths.config_file.with_name(PINS_FILE))
         self.held: dict[str, list[Held]] = {}
         self.router.withheld = self.withheld
+        self.router.learning.store.path = paths.cache_dir / LEARNED_FILE  # read in `start`
+        self.router.learning.store.changed.connect(self._learned_changed)
+        self.router.learning.enabled = config.proxy.learn_from_use
         self.router.approvals.config = lambda: self.config  # asking before calls follows the config
         self._started = time.time()
         self._applying = asyncio.Lock()
@@ -117,8 +125,11 @@ class Engine:
         """Start every enabled server at once; returns immediately (servers come up in the background)."""
         self.paths.ensure()
         await asyncio.to_thread(reap_left_behind, self.paths.runtime_dir)  # what a killed engine left
+        self.router.learning.store.load()
         enabled = [s.name for s in self.config.servers.values() if not s.disabled]
         self.catalogue.configure(enabled, self.config.tools)
+        # The cached catalogue's search vectors (from disk, or computed), off the event loop.
+        spawn(asyncio.to_thread(self.router.discovery.vector_job()), name="search vectors")
         self.offerings.configure(enabled)
         self.router.reset_notified()
         for server in self.config.servers.values():
@@ -154,6 +165,9 @@ class Engine:
             self._run(server)
         if config.synonyms != old.synonyms:
             self.router.use_synonyms(config.synonyms)
+        if config.proxy.semantic_search != old.proxy.semantic_search:
+            self.router.use_search_vectors(self._search_vectors(config))
+        self.router.learning.enabled = config.proxy.learn_from_use
         if config.proxy.new_tools != old.proxy.new_tools:
             self._review_all()  # new tools held now, or let through
         enabled = [s.name for s in config.servers.values() if not s.disabled]
@@ -215,6 +229,7 @@ class Engine:
     async def stop(self) -> None:
         await asyncio.gather(*(d.stop() for d in self.downstreams.values()))
         self.catalogue.write_cache(self.catalogue.cache_snapshot())  # the next start answers from it
+        self.router.learning.store.save()  # a write still waiting would be lost with the loop
         for downstream in self.downstreams.values():
             downstream.log.close()
         advertisement_path(self.paths.runtime_dir).unlink(missing_ok=True)
@@ -283,6 +298,10 @@ class Engine:
                 return held.refusal()
         return None
 
+    def _search_vectors(self, config: Config) -> VectorCache | None:
+        """The semantic side of search, its vectors cached beside the catalogue's (None: turned off)."""
+        return VectorCache(self.paths.cache_dir / SEARCH_VECTORS) if config.proxy.semantic_search else None
+
     def _schedule_cache_save(self) -> None:
         """One cache write for a burst of servers listing their tools, encoded and written off the
         event loop (a window must not freeze while 27 servers come up)."""
@@ -294,6 +313,7 @@ class Engine:
         await asyncio.sleep(CACHE_SAVE_DELAY)
         self._save_pending = False
         await asyncio.to_thread(self.catalogue.write_cache, self.catalogue.cache_snapshot())
+        await asyncio.to_thread(self.router.discovery.vector_job())  # search vectors, off the loop
 
     def _catalogue_changed(self, generation: int) -> None:
         self.events.emit(CatalogueChanged(len(self.catalogue.tools())))
@@ -310,6 +330,17 @@ class Engine:
         await self.router.refresh()
 
     # Advertisement (for `mcpmanager status`) ------------------------------------------------------
+
+    def suggestions(self) -> list[Suggestion]:
+        """Tools called often through discovery, not always-on yet, with what listing them costs."""
+        return always_on_suggestions(self.catalogue, self.router.learning.store)
+
+    def _learned_changed(self, _: None) -> None:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a command): nothing advertises
+            return
+        self._schedule_advertise()  # the advertisement carries the always-on suggestions
 
     def _schedule_advertise(self) -> None:
         if not self._advertise_pending:
@@ -359,6 +390,8 @@ class Engine:
             "config_error": self.config_error,
             "started": self._started,
             "tools": len(self.catalogue.tools()),
+            "learned": len(self.router.learning.store),  # (query → tool) pairs learned from use
+            "suggested_always_on": [s.describe() for s in self.suggestions()],
             "servers": {
                 name: {
                     "state": d.status.state.value,

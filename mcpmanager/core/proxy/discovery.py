@@ -16,6 +16,7 @@ import mcp_types as types
 from mcpmanager.core.catalogue.call_templates import call_template, optional_parameters
 from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
 from mcpmanager.core.proxy import meta_tools as meta
+from mcpmanager.core.proxy.learning import POOL, Learning
 from mcpmanager.core.resolve.messages import miss_text
 from mcpmanager.core.resolve.names import Resolution
 from mcpmanager.core.search.index import SearchDoc, SearchIndex
@@ -32,9 +33,10 @@ def one_line(text: str) -> str:
 
 
 class Discovery:
-    def __init__(self, catalogue: Catalogue, index: SearchIndex) -> None:
+    def __init__(self, catalogue: Catalogue, index: SearchIndex, learning: Learning | None = None) -> None:
         self.catalogue = catalogue
         self.index = index
+        self.learning = learning  # what was learned from use lifts tools in discover_tools
         self._indexed: dict[str, SearchDoc] = {}
         self._generation = -1
 
@@ -51,6 +53,19 @@ class Discovery:
                 self.index.upsert(doc)
         self._indexed = current
         self._generation = self.catalogue.generation
+        if self.learning is not None:  # its word weights follow the catalogue's texts
+            docs = tuple(current.values())
+            self.learning.catalogue_changed(lambda: (f"{d.name} {d.description}" for d in docs))
+
+    def vector_job(self) -> Callable[[], None]:
+        """Work for a thread: compute (or read from disk) the semantic vectors of the catalogue's tools
+        as they are now, so that `sync` on the event loop finds them ready. The engine runs it when
+        the catalogue changes; nothing when search is BM25F alone."""
+        semantic = self.index.semantic
+        if semantic is None:
+            return lambda: None
+        docs = [SearchDoc.from_tool(t.server, t.name, t.exposed, t.spec) for t in self.catalogue.tools()]
+        return lambda: semantic.prepare(docs)
 
     def search_names(self, query: str, limit: int) -> list[str]:
         """Exposed names of the best tools for `query` (the resolver's suggestions use it)."""
@@ -66,9 +81,8 @@ class Discovery:
             return error_result("discover_tools needs 'query': the task in plain words.")
         self.sync()
         limit = meta.limit_of(args, 5)
-        hits = self.index.search(query, limit)
         by_key = {t.key: t for t in self.catalogue.tools()}
-        found = [(by_key[h.key], h.score) for h in hits if h.key in by_key]
+        found = [(by_key[key], score) for key, score in self._ranked(query, limit) if key in by_key][:limit]
         if not found:
             return text_result(
                 f"No tool matches {_short(query)!r}. Try broader or different words, or search_tools_regex "
@@ -83,6 +97,14 @@ class Discovery:
             if entry["optional"]:
                 lines.append(f"   optional: {', '.join(entry['optional'])}")
         return text_result("\n".join(lines), {"query": _short(query), "tools": entries})
+
+    def _ranked(self, query: str, limit: int) -> list[tuple[str, float]]:
+        """The search's results, re-ranked by what was learned (from a deeper pool, so a learned
+        tool can move up from beyond the limit; gone tools are dropped by the caller)."""
+        if self.learning is None:
+            return [(hit.key, hit.score) for hit in self.index.search(query, limit)]
+        hits = [(hit.key, hit.score) for hit in self.index.search(query, limit + POOL)]
+        return self.learning.rerank(query, hits, limit + POOL)
 
     def _entry(self, tool: CatalogueTool, score: float | None = None) -> dict[str, Any]:
         schema = tool.spec.get("inputSchema")

@@ -33,6 +33,7 @@ from mcpmanager.core.proxy.asking import ClientAsks, ask_caller, missing_capabil
 from mcpmanager.core.proxy.callers import Caller, Callers
 from mcpmanager.core.proxy.connections import Connections
 from mcpmanager.core.proxy.discovery import Discovery
+from mcpmanager.core.proxy.learning import Learning, session_of, shown_keys
 from mcpmanager.core.proxy.mode_server import CallResult, ModeServer
 from mcpmanager.core.proxy.passthrough import Passthrough
 from mcpmanager.core.proxy.rounds import Rounds
@@ -42,6 +43,8 @@ from mcpmanager.core.resolve.names import Resolution
 from mcpmanager.core.resolve.resolver import Resolver
 from mcpmanager.core.resolve.words import fold
 from mcpmanager.core.search.index import SearchIndex
+from mcpmanager.core.search.semantic import SemanticIndex
+from mcpmanager.core.search.vector_cache import VectorCache
 from mcpmanager.core.supervisor.downstream import Downstream, ProgressCallback, Unavailable
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.tool_results import error_result
@@ -60,7 +63,12 @@ class Router:
     ) -> None:
         self.catalogue = catalogue
         self.offerings = offerings or Offerings(catalogue.max_name_length)
-        self.discovery = Discovery(catalogue, SearchIndex(synonyms or {}))
+        self.learning = Learning()  # the engine gives it its file (`LearnedStore`)
+        self.synonyms: Mapping[str, list[str]] = synonyms or {}
+        # The semantic side of search, cached by tool text; None searches with BM25F alone (the
+        # engine gives it its file, or None when the config turns it off: `use_search_vectors`).
+        self.search_vectors: VectorCache | None = VectorCache()
+        self.discovery = Discovery(catalogue, self._search_index(), self.learning)
         self.servers = servers  # the engine's live map: servers come and go with config changes
         self._tokens: tuple[tuple[int, str], tuple[int, int]] | None = None
         self.calls = 0
@@ -68,6 +76,7 @@ class Router:
         self.approvals = Approvals()  # asking before calls (the engine gives it the config)
         self.resolver = Resolver(catalogue, lambda query, limit: self.discovery.search_names(query, limit))
         self.connections = Connections()
+        self.connections.on_close(lambda key: self.learning.session_closed(("connection", key)))
         self.callers = Callers(self.connections)
         self.asks = ClientAsks(self.callers, self._legacy_sessions, self._configured_roots, self.server_log)
         self.rounds = Rounds(self.callers, self.asks)
@@ -100,7 +109,17 @@ class Router:
 
     def use_synonyms(self, synonyms: Mapping[str, list[str]]) -> None:
         """Search with these synonyms from now on (the index is rebuilt on the next query)."""
-        self.discovery = Discovery(self.catalogue, SearchIndex(synonyms))
+        self.synonyms = synonyms
+        self.discovery = Discovery(self.catalogue, self._search_index(), self.learning)
+
+    def use_search_vectors(self, vectors: VectorCache | None) -> None:
+        """Search with the semantic side cached in `vectors`, or without it (None)."""
+        self.search_vectors = vectors
+        self.discovery = Discovery(self.catalogue, self._search_index(), self.learning)
+
+    def _search_index(self) -> SearchIndex:
+        vectors = self.search_vectors
+        return SearchIndex(self.synonyms, None if vectors is None else SemanticIndex(cache=vectors))
 
     def close_listeners(self) -> None:
         """End every modern client's listen stream and release parked requests (before an HTTP
@@ -153,7 +172,10 @@ class Router:
         name, args = params.name, params.arguments
         if meta_tools and self.catalogue.get(name) is None and (meta_name := _meta_name(name)):
             if meta_name == meta.DISCOVER:
-                return self.discovery.discover(args)
+                found = self.discovery.discover(args)
+                query, keys = meta.argument(args, "query"), shown_keys(found, self.catalogue.get)
+                self.learning.discovered(session_of(ctx, self.connections), query, keys)
+                return found
             if meta_name == meta.REGEX:
                 return self.discovery.regex(args)
             if meta_name == meta.SCHEMA:
@@ -200,6 +222,10 @@ class Router:
                 text = held  # a tool that changed since approved: say so, not "unknown"
             elif tool is None and not plan.resolution.ambiguous:  # candidates were named: they are the answer
                 text += self._unknown_servers()
+            if tool is None:  # a "did you mean": calling one of its names next may teach
+                suggested = filter(None, map(self.catalogue.get, plan.resolution.suggestions))
+                named = [*plan.resolution.ambiguous, *suggested]
+                self.learning.suggested(session_of(ctx, self.connections), [t.key for t in named])
             failure = error_result(text)
             finish("unknown" if tool is None else "refused", failure)
             return failure
@@ -215,6 +241,8 @@ class Router:
         failed = isinstance(result, types.CallToolResult) and result.is_error
         refused = bool(decided) and not decided[0].allowed  # by the client, asked before the first send
         finish("refused" if refused else "error" if failed else "ok", result)
+        if not refused and not failed:
+            self.learning.called(session_of(ctx, self.connections), tool.key)
         return result
 
     async def _approval(

@@ -1,7 +1,8 @@
 """Arguments a model passed → the arguments to forward, or a refusal that says what to send instead.
 
 Safety first (docs/architecture.md, Resolution): an argument is renamed onto a declared parameter only when that
-parameter was not passed and the mapping is unambiguous (`param_names`); an argument that cannot be
+parameter was not passed and the mapping is unambiguous (`param_names`, then the parameters'
+descriptions and types: `described`, never on a tool that destroys); an argument that cannot be
 mapped refuses the whole call — a dropped `append: true` overwrites a file, a dropped filter deletes
 everything. Values are never invented, filled in or converted. The repaired arguments are validated
 against the tool's inputSchema (jsonschema) before anything is sent; a refusal lists every problem,
@@ -26,9 +27,9 @@ import jsonschema.protocols
 
 from mcpmanager.core.catalogue.call_templates import call_template
 from mcpmanager.core.resolve.actions import is_destructive
-from mcpmanager.core.resolve.names import close_names
+from mcpmanager.core.resolve.described import described_match
 from mcpmanager.core.resolve.param_names import map_name
-from mcpmanager.core.resolve.words import words
+from mcpmanager.core.resolve.words import close_names, words
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +41,7 @@ _MESSAGE_CHARS = 160
 class Rename:
     passed: str
     declared: str
-    how: str  # alias, spelling, context, synonym, id
+    how: str  # alias, spelling, context, synonym, abbreviation, id, partial, path, described
 
 
 @dataclass(frozen=True)
@@ -80,8 +81,11 @@ class ArgumentChecker:
         destructive = is_destructive(tool_words, spec)
         renames: list[Rename] = []
         problems: list[str] = []
+        required = [r for r in schema.get("required") or [] if isinstance(r, str)]
         for argument in unknown:
             match = map_name(argument, list(properties), free, aliases or {}, tool_words, destructive)
+            if match.declared is None and not match.options and not destructive:
+                match = described_match(argument, passed[argument], properties, free, required, tool_words)
             if match.declared is not None and match.how is not None:
                 renames.append(Rename(argument, match.declared, match.how))
             elif match.options:

@@ -9,10 +9,12 @@ The ladder, first match wins (docs/architecture.md, Resolution):
 4. `original` — the server's own name for the tool, when only one server has it;
 5. `normalized` — the same words spelled otherwise: case, separators, camelCase, plural/singular,
    word order (not across `to`/`from`), a server prefix added (`GitHub.createIssue`,
-   `mcp__github__create_issue`) or dropped (`navigate` for `playwright_navigate`);
-6. `fuzzy` — the most similar name, at most one change away (a typo, a synonym, a word more or
-   less), when it is clearly ahead of every other (by score, and in structure: see `Match.rivals`),
-   does the same kind of thing (reads, writes, destroys) and destroys nothing.
+   `mcp__github__create_issue`) or dropped (`navigate` for `playwright_navigate`), unless a bare
+   one-word call fits a tool of another server as well (`undo`: `excel_undo` or `undo_edit`);
+6. `fuzzy` — one name misspelt in one word, when no other name is (`slips`); else the most similar
+   name, at most one change away (a typo, a synonym, a word more or less), when it is clearly ahead
+   of every other (by score, and in structure: see `Match.rivals`); either way it must do the same
+   kind of thing (reads, writes, destroys) and destroy nothing.
 
 A name two tools answer equally (a bare name on two servers, `sqlite_query` beside `read_query` and
 `write_query`) is never resolved: the caller gets the candidates. Every miss carries suggestions:
@@ -22,30 +24,28 @@ the closest names merged with a search over the called name's words.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mcpmanager.core.catalogue.catalogue import CatalogueTool
-from mcpmanager.core.resolve.actions import Action, action_of, is_destructive, is_verb, same_operation
+from mcpmanager.core.resolve.actions import action_of, is_destructive, is_verb, same_operation
+from mcpmanager.core.resolve.guards import fits_as_well, unsafe
 from mcpmanager.core.resolve.similarity import (
     GENERIC_TAILS,
-    TYPO,
     Match,
     NameShape,
     Vocabulary,
     param_words,
     thing_of,
-    word_similarity,
 )
+from mcpmanager.core.resolve.slips import SlipIndex
 from mcpmanager.core.resolve.words import (
     NOISE_WORDS,
     SEPARATORS,
-    bag_key,
     fold,
     head_of,
-    number_key,
+    name_keys,
     server_forms,
     singular,
     words,
@@ -113,6 +113,7 @@ class NameResolver:
         self._by_name: dict[str, list[CatalogueTool]] = defaultdict(list)
         self._server_forms: dict[str, set[str]] = defaultdict(set)  # folded prefix → servers
         self._keys: dict[tuple[int, str], list[CatalogueTool]] = defaultdict(list)
+        self._slips: SlipIndex[CatalogueTool] = SlipIndex()
         shapes: list[NameShape] = []
         self._parts: dict[str, tuple[str, ...]] = {}
         for tool in self.tools:
@@ -153,6 +154,7 @@ class NameResolver:
             for variant in {parts, stripped}:
                 if variant:
                     self._index(tool, variant)  # a server prefix dropped is a spelling; a brand is not
+                    self._slips.add(variant, tool, 0 if variant == parts else 1)
             if not stripped and len(parts) > 2 and tool.server in self._brands.get(parts[0], ()):
                 stripped = parts[1:]
             optional = len(parts) - len(stripped) if stripped else 0  # the prefix, free to leave out
@@ -163,7 +165,7 @@ class NameResolver:
             self._brands[form].update(servers)
 
     def _index(self, tool: CatalogueTool, parts: tuple[str, ...]) -> None:
-        for level, key in enumerate(_keys(parts)):
+        for level, key in enumerate(name_keys(parts)):
             if key is not None and tool not in self._keys[(level, key)]:
                 self._keys[(level, key)].append(tool)
 
@@ -197,7 +199,16 @@ class NameResolver:
         if len(normalized) > 1:
             return self._miss(called, ambiguous=normalized)
         if normalized and level == 0:
+            rivals = self._elsewhere(called, forms, normalized[0])
+            if rivals:
+                return self._miss(called, ambiguous=[normalized[0], *rivals])
             return Resolution(called, normalized[0], "normalized")
+        slipped = self._slipped(forms) if not normalized else None
+        if slipped is not None:
+            why = self._unsafe(words(called), slipped)
+            if why is None:
+                return Resolution(called, slipped, "fuzzy")
+            return self._miss(called, withheld=slipped, why=why)
         # Another number or word order may name another thing (`get_user` is not `get_users` when
         # `get_user_profile` exists): such a spelling must also win the fuzzy comparison, rivals and
         # safety rules included, to be taken.
@@ -244,7 +255,7 @@ class NameResolver:
             qualified: list[CatalogueTool] = []
             plain: list[CatalogueTool] = []
             for form in forms:
-                key = _keys(form.parts)[level]
+                key = name_keys(form.parts)[level]
                 if key is None or form.loose:
                     continue
                 for tool in self._keys.get((level, key), []):
@@ -254,6 +265,18 @@ class NameResolver:
             if qualified or plain:
                 return qualified or plain, level  # a named server is the more specific reading
         return [], 0
+
+    def _slipped(self, forms: list[_Form]) -> CatalogueTool | None:
+        """The one tool whose name the call misspells in one word (`get_issuue`), if only one."""
+        qualified: list[CatalogueTool] = []
+        plain: list[CatalogueTool] = []
+        for form in (f for f in forms if not f.loose):
+            for tool in self._slips.find(form.parts):
+                bucket = plain if form.server is None else qualified
+                if (form.server is None or tool.server == form.server) and tool not in bucket:
+                    bucket.append(tool)
+        found = qualified or plain
+        return found[0] if len(found) == 1 else None
 
     def _fuzzy(self, called: str, forms: list[_Form], spelled: CatalogueTool | None = None) -> Resolution:
         scored = self._ranked(forms)
@@ -313,12 +336,13 @@ class NameResolver:
         verb = next((w for w in best_words if is_verb(w)), None)
         # Another server's tool about the same thing, at most one change further (two past a mere
         # respelling), whatever the scores: `kubectl_logs` beside `mongodb-logs` for `get_logs` — which
-        # server is meant, the name cannot say, unless it names one (`browser_…`: see `_brands`).
+        # server is meant, the name cannot say, unless it names one (`browser_…`: see `_brands`). A
+        # tool no guess may land on still makes the name ambiguous when it fits it (`fits_as_well`).
         further = MAX_STEPS + 1 if spelled is best else best_match.steps + 1
         for m, t, w in scored:
             if t in rivals or t.server == best.server or not core or not core <= m.sure:
                 continue
-            if m.steps <= further and not m.contradicted and self._unsafe(w, t) != "another action":
+            if m.steps <= further and not m.contradicted and fits_as_well(w, m.sure, self._parts[t.key], t.spec):
                 rivals.append(t)
         # In one server, two tools whose verbs both name the call's operation: `get_note` beside
         # `read_note` and `view_note`. (`update_note` is `edit_note`, not `write_note`.)
@@ -383,28 +407,25 @@ class NameResolver:
         return self._unsafe(words(called), tool)
 
     def _unsafe(self, called: tuple[str, ...], tool: CatalogueTool) -> str | None:
-        """Why a guess must not land on `tool`, or None when it may."""
-        parts = self._parts[tool.key]
-        if is_destructive(parts, tool.spec):
-            return "destructive"
-        # The call's verbs; failing any, its words misspelt from the tool's verbs (`creat_issue`). A
-        # word that is a misspelling of one of the tool's words that is no verb is read as that word
-        # (`unstage` of `git_diff_unstage` is `unstaged`), unless it is the only verb the call has:
-        # then it is what the call asks to do (`delete_file` is not `deleted_files`).
-        modifiers = [w for w in called if w not in parts and _misspells_a_non_verb(w, parts)]
-        theirs = action_of(w for w in called if w not in modifiers) if modifiers else None
-        if theirs is None:
-            theirs = action_of(called)
-        if theirs is None:
-            theirs = action_of(t for t in parts if is_verb(t) and any(word_similarity(w, t) >= TYPO for w in called))
-        ours = action_of(parts)
-        if theirs is not None and ours is not None and theirs != ours:
-            return "another action"
-        if theirs is not None and theirs > Action.READ and ours is None:
-            return "another action"  # asked to change something: only a tool that says it changes it
-        if theirs is None and ours is not None and ours > Action.READ:
-            return "another action"  # a name that says no verb is not a licence to write
-        return None
+        """Why a guess must not land on `tool`, or None when it may (see `guards.unsafe`)."""
+        return unsafe(called, self._parts[tool.key], tool.spec)
+
+    def _elsewhere(self, called: str, forms: list[_Form], tool: CatalogueTool) -> list[CatalogueTool]:
+        """Other servers' tools a bare one-word call fits as well as the tool whose server prefix it
+        left out, within two changes as for a spelling in `_rivals` (`undo`: `excel_undo`, `undo_edit`;
+        `click`: `puppeteer_click`, `browser_click`). A call that spells the whole name is exact."""
+        said = tuple(w for w in words(called) if w not in NOISE_WORDS)  # `functions.undo` is bare too
+        if len(said) != 1 or "".join(said) == "".join(self._parts[tool.key]):
+            return []
+        return [
+            t
+            for m, t, w in self._ranked(forms)
+            if t.server != tool.server
+            and said[0] in m.sure
+            and m.steps <= MAX_STEPS + 1
+            and not m.contradicted
+            and fits_as_well(w, m.sure, self._parts[t.key], t.spec)
+        ]
 
     def _ranked(self, forms: list[_Form]) -> list[_Scored]:
         """Tools by similarity to the called words, best first (only those sharing something): each
@@ -469,10 +490,6 @@ class NameResolver:
         return Resolution(called, None, None, tuple(suggestions), tuple(ambiguous), withheld, why)
 
 
-def _misspells_a_non_verb(word: str, parts: tuple[str, ...]) -> bool:
-    return any(not is_verb(part) and word_similarity(word, part) >= TYPO for part in parts)
-
-
 def _core(called: tuple[str, ...], match: Match) -> set[str]:
     """What the call is about, as far as it was surely matched: its head thing, or its things
     (words that only say what form a result takes, such as `details`, tell no tool apart)."""
@@ -480,15 +497,3 @@ def _core(called: tuple[str, ...], match: Match) -> set[str]:
     if at >= 0 and not is_verb(called[at]) and called[at] in match.sure and called[at] not in GENERIC_TAILS:
         return {called[at]}
     return {w for w in match.sure if not is_verb(w) and w not in GENERIC_TAILS}
-
-
-def _keys(parts: tuple[str, ...]) -> tuple[str | None, str | None, str | None]:
-    if not parts:
-        return (None, None, None)
-    return ("".join(parts), number_key(parts), bag_key(parts))
-
-
-def close_names(called: str, names: Sequence[str], limit: int = SUGGESTIONS) -> list[str]:
-    """The names spelled most like `called` (for lists without a catalogue: parameters, servers)."""
-    folded = {fold(name): name for name in names}
-    return [folded[f] for f in difflib.get_close_matches(fold(called), list(folded), n=limit, cutoff=0.6)]

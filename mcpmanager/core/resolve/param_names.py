@@ -91,6 +91,7 @@ _WORD_GROUPS: tuple[tuple[str, ...], ...] = (
 _WORD_OF = {word: group[0] for group in _WORD_GROUPS for word in group}
 _GROUP_OF = {fold(name): number for number, group in enumerate(_GROUPS) for name in group}
 _ID_WORDS = frozenset({"id", "ids", "identifier", "uid", "uuid"})
+ID_WORDS = _ID_WORDS
 # What a parameter's name may add to a passed name for `partial`: words that say what form the value
 # takes, not what the call does.
 _GENERIC_PARTS = frozenset(
@@ -184,6 +185,12 @@ def _synonyms(a: str, b: str) -> bool:
         return True
     ours, theirs = words(a), words(b)
     return len(ours) > 1 and ours != theirs and _canonical(ours) == _canonical(theirs)
+
+
+def synonyms_of(name: str) -> tuple[str, ...]:
+    """The other names of `name`'s synonym group (`text` → content, contents, body)."""
+    group = _GROUP_OF.get(fold(name))
+    return () if group is None else tuple(n for n in _GROUPS[group] if fold(n) != fold(name))
 
 
 def _canonical(parts: tuple[str, ...]) -> tuple[str, ...]:

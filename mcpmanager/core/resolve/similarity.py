@@ -131,12 +131,21 @@ def word_similarity(a: str, b: str) -> float:
         return RELATED_VERB
     if b in _KINDS.get(a, ()):
         return KIND_OF
+    if min(len(a), len(b)) >= 3 and max(len(a), len(b)) <= 4:
+        return TYPO if _short_typo(a, b) else 0.0
     limit = _typo_limit(max(len(a), len(b))) if min(len(a), len(b)) >= 4 else 0
     # Each edit changes at most two letters of the letter sets: a cheap test before the distance.
     edits = distance(a, b, limit) if limit and len(set(a) ^ set(b)) <= 2 * limit else limit + 1
     if edits > limit:
         return 0.0
     return TYPO if edits == 1 else TYPO_FAR
+
+
+def _short_typo(a: str, b: str) -> bool:
+    """A short word with two letters swapped (`uesr`, `lsit`, `jbo`). Not a letter changed, left out
+    or added, which makes other real words (`tag`/`tab`, `int`/`init`), and never from a verb: a
+    call's `get` is not a misspelt word of another tool."""
+    return len(a) == len(b) and sorted(a) == sorted(b) and not is_verb(a) and distance(a, b, 1) == 1
 
 
 @dataclass(frozen=True)

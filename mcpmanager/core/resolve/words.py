@@ -10,8 +10,9 @@ typo is for the fuzzy rules to judge.
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from mcpmanager.core.resolve.actions import is_verb
@@ -101,3 +102,16 @@ def servers_named_in(called: str, servers: Iterable[str]) -> set[str]:
     (`github__create_issue`, `GitHub.createIssue`, `maps_geocode`); none for a bare name."""
     prefixes = {fold(called[: m.start()]) for m in SEPARATORS.finditer(called) if m.start() > 0}
     return {server for server in servers if server_forms(server) & prefixes}
+
+
+def name_keys(parts: tuple[str, ...]) -> tuple[str | None, str | None, str | None]:
+    """The keys a name's spellings meet under: the same words, also another number, also another order."""
+    if not parts:
+        return (None, None, None)
+    return ("".join(parts), number_key(parts), bag_key(parts))
+
+
+def close_names(called: str, names: Sequence[str], limit: int = 5) -> list[str]:
+    """The names spelled most like `called` (for lists without a catalogue: parameters, servers)."""
+    folded = {fold(name): name for name in names}
+    return [folded[f] for f in difflib.get_close_matches(fold(called), list(folded), n=limit, cutoff=0.6)]

@@ -24,8 +24,10 @@ import numpy.typing as npt
 
 from mcpmanager.core.search.document import Hit, SearchDoc
 from mcpmanager.core.search.fields import K1, doc_terms
+from mcpmanager.core.search.hybrid import fuse
 from mcpmanager.core.search.postings import Postings, idf
 from mcpmanager.core.search.query import build_query
+from mcpmanager.core.search.semantic import SemanticIndex
 from mcpmanager.core.search.synonyms import SynonymMap
 
 __all__ = ["Hit", "SearchDoc", "SearchIndex"]
@@ -33,6 +35,7 @@ __all__ = ["Hit", "SearchDoc", "SearchIndex"]
 COORD = 0.5  # the score grows by up to this share for a tool having all the query's words
 NAME_BONUS = 0.5  # ... and by up to this share again when the query covers the tool's whole name
 FLOOR = 0.02  # see SearchIndex.search
+DEPTH = 50  # each side's candidates for the fusion with the semantic ranking (more when asked for more)
 # At most this many candidates are re-ranked with the name bonus (the best by base score); only
 # those the bonus could lift into the results are taken, so the cap only matters for flat scores.
 _RERANK = 1000
@@ -45,10 +48,20 @@ class _Entry:
 
 
 class SearchIndex:
-    def __init__(self, synonyms: Mapping[str, Sequence[str]] | None = None) -> None:
+    """`semantic`: fuse with the static-vector ranking (`hybrid`); True makes one with the shipped
+    vectors and an in-memory cache, False or None searches with BM25F alone."""
+
+    def __init__(
+        self, synonyms: Mapping[str, Sequence[str]] | None = None, semantic: SemanticIndex | bool | None = True
+    ) -> None:
         self._synonyms = SynonymMap(synonyms)
         self._postings = Postings()
         self._entries: dict[str, _Entry] = {}
+        self.semantic: SemanticIndex | None = None
+        if semantic is True:
+            self.semantic = SemanticIndex()
+        elif isinstance(semantic, SemanticIndex):  # (an empty one is falsy: not `semantic or None`)
+            self.semantic = semantic
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -58,17 +71,24 @@ class SearchIndex:
     def replace_all(self, docs: Iterable[SearchDoc]) -> None:
         self._postings.clear()
         self._entries.clear()
+        docs = list(docs)
         for doc in docs:
             self._add(doc, bulk=True)
         self._postings.compact()
+        if self.semantic is not None:
+            self.semantic.replace_all(docs)
 
     def upsert(self, doc: SearchDoc) -> None:
         """Add a tool or replace the one with its key (a server's tools changed)."""
         self._add(doc)
+        if self.semantic is not None:
+            self.semantic.upsert(doc)
 
     def remove(self, key: str) -> None:
         self._entries.pop(key, None)
         self._postings.remove(key)
+        if self.semantic is not None:
+            self.semantic.remove(key)
 
     def _add(self, doc: SearchDoc, bulk: bool = False) -> None:
         terms = doc_terms(doc)
@@ -78,7 +98,17 @@ class SearchIndex:
     # Searching ------------------------------------------------------------------------------------
 
     def search(self, query: str, limit: int = 5) -> list[Hit]:
-        """The best `limit` tools for `query`, best first; equal scores by exposed name.
+        """The best `limit` tools for `query`, best first: BM25F's ranking fused with the semantic
+        one (`hybrid`) when there is one."""
+        semantic = self.semantic
+        if semantic is None or limit <= 0 or not self._entries:
+            return self.lexical(query, limit)
+        depth = max(limit, DEPTH)
+        hits = self.lexical(query, depth)
+        return fuse(hits, semantic.similarities(query), semantic.slot, semantic.key, limit, depth)
+
+    def lexical(self, query: str, limit: int = 5) -> list[Hit]:
+        """BM25F's best `limit` tools for `query`, best first; equal scores by exposed name.
 
         The floor: the best base score a query could reach is that of a tool having each of the
         query's own words (known to the index or not) as often as saturation allows, the sum of

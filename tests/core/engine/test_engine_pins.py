@@ -41,11 +41,11 @@ async def test_new_tools_follow_the_policy_as_it_changes_and_approvals_serve_the
     engine = Engine(config("hold", "notes", "files"), paths, spawner=FakeSpawner(notes=notes))
     await engine.start()
     try:
-        await wait_for(lambda: all(d.status.state is State.READY for d in engine.downstreams.values()), 5)
+        await wait_for(lambda: all(d.status.state is State.READY for d in engine.downstreams.values()), 30)
         assert served(engine) == {"notes:echo", "notes:block", "files:echo", "files:block"}  # first sight
 
         await notes.change_tools(tool("send"), tool("archive"))
-        await wait_for(lambda: len(engine.held_tools()) == 2, 5)
+        await wait_for(lambda: len(engine.held_tools()) == 2, 30)
         assert all(h.new for h in engine.held_tools()) and "notes:send" not in served(engine)
         assert (engine.withheld("send") or "").startswith("Tool 'send' of server 'notes' is new since")
         assert engine.describe()["servers"]["notes"]["held"][0]["new"] is True
@@ -63,7 +63,7 @@ async def test_new_tools_follow_the_policy_as_it_changes_and_approvals_serve_the
         assert engine.held_tools() == []  # pinned when it was let through
 
         await notes.change_tools(tool("send"), tool("archive"), tool("purge"))
-        await wait_for(lambda: [h.tool for h in engine.held_tools()] == ["purge"], 5)
+        await wait_for(lambda: [h.tool for h in engine.held_tools()] == ["purge"], 30)
         await engine.apply_config(config("hold", "files"))
         assert engine.held_tools() == [] and "notes" not in engine.held  # a removed server's go with it
     finally:

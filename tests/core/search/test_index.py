@@ -123,7 +123,7 @@ def test_nonsense_finds_nothing(index: SearchIndex, query: str) -> None:
 
 
 def test_the_floor_is_relative_to_the_best_possible_score(monkeypatch: pytest.MonkeyPatch) -> None:
-    built = SearchIndex()
+    built = SearchIndex(semantic=False)  # BM25F's floor (the semantic side has its own: test_hybrid)
     built.replace_all(docs_of(CATALOGUE))
     query = "erase the pod quickly zxqv wplk frob"  # half the words unknown to the index
     monkeypatch.setattr(index_module, "FLOOR", 0.0)
@@ -295,7 +295,7 @@ def test_removed_tools_are_never_returned_and_upsert_replaces() -> None:
     changed = doc("weather", tool("get_forecast", "Tide tables."))
     built.upsert(changed)
     assert "weather:get_forecast" not in {h.key for h in built.search("rain and wind", 10)}  # old text gone
-    assert [h.key for h in built.search("tide tables", 3)] == ["weather:get_forecast"]
+    assert built.search("tide tables", 3)[0].key == "weather:get_forecast"
     assert len(built) == sum(len(t) for t in CATALOGUE.values()) - 1
 
 
