@@ -1,6 +1,7 @@
 """Resolution benchmark (figures, not pass/fail): wrong tool and argument names over real catalogues.
 
     .venv/bin/python -m tests.bench.bench_resolve [--json] [--failures] [--misses N] [--dev [--half H]]
+        [--simulate [--list]]
 
 Prints, per catalogue and per source (generated / curated), then per style: correct
 auto-resolutions, recovered (auto, or the right tool among the first 3 suggestions), wrong
@@ -13,6 +14,11 @@ catalogue change, on the first name that is not exact) and resolving a wrong nam
 `--dev` measures the development set for generalisation instead (`tests/data/resolve/dev_generalise_*`,
 on a catalogue of Azure MCP and BFCL service tools), each half apart: `tune`, which rules were
 adjusted on, and `heldout`, which was only measured.
+
+`--simulate` runs the cross-parameter simulation instead (`tests/helpers/resolve_simulate.py`): each
+tool of the real catalogues is passed every parameter name another tool of its server declares and
+it does not, and every rename made then is counted per tier; the `described` ones are judged by
+`tests/data/resolve/simulation_labels.json` (same meaning, or doubtful). `--list` lists them.
 
 Targets (issue 4): ≥ 60 % of resolvable names auto-resolved correctly, ≥ 90 % recovered, no wrong
 auto-resolution on must-not cases and ≤ 2 % on resolvable ones; ≥ 85 % of fixable argument errors
@@ -33,6 +39,14 @@ from mcpmanager.core.resolve.names import NameResolver
 from tests.helpers.resolve_cases import NameCase, Tool, all_cases
 from tests.helpers.resolve_dev import HALVES, dev_cases
 from tests.helpers.resolve_eval import Report, evaluate
+from tests.helpers.resolve_simulate import (
+    counts,
+    described_summary,
+    doubtful_labels,
+    judged,
+    simulate,
+    simulation_catalogues,
+)
 
 SIZES = (2_000, 20_000)
 SAMPLE = 300  # wrong names timed per size
@@ -136,7 +150,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--misses", type=int, default=0, metavar="N", help="list N cases not recovered / repaired")
     parser.add_argument("--dev", action="store_true", help="measure the development set, each half apart")
     parser.add_argument("--half", choices=HALVES, help="with --dev: list failures and misses of this half only")
+    parser.add_argument("--simulate", action="store_true", help="run the cross-parameter simulation")
+    parser.add_argument("--list", action="store_true", help="with --simulate: list the described renames")
     args = parser.parse_args(argv)
+    if args.simulate:
+        return _simulate(args)
     if args.dev:
         return _dev(args)
     catalogues, names, arguments = all_cases()
@@ -218,6 +236,32 @@ def _dev(args: argparse.Namespace) -> int:
         print(f"\n{len(report.misses)} misses (first {args.misses}):")
         for miss in report.misses[: args.misses]:
             print(" ", json.dumps(miss, ensure_ascii=False))
+    return 0
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    catalogues = simulation_catalogues()
+    renames = simulate(catalogues)
+    figures = {"catalogues": {n: len(t) for n, t in catalogues.items()}, "renames": counts(renames)}
+    figures["described"] = described_summary(renames)
+    if args.json:
+        print(json.dumps(figures, indent=1))
+        return 0
+    print(f"catalogues: {figures['catalogues']}\n")
+    print("| renames | passed alone | forwarded | beside the required | forwarded |\n|---|---|---|---|---|")
+    for row, cells in figures["renames"].items():
+        print(
+            f"| {row} | {cells.get('alone', 0)} | {cells.get('alone forwarded', 0)} | "
+            f"{cells.get('beside-required', 0)} | {cells.get('beside-required forwarded', 0)} |"
+        )
+    print(f"\ndescribed: {figures['described']}")
+    if args.list:
+        doubtful = doubtful_labels()
+        for rename in renames:
+            if rename.how == "described":
+                mark = "doubtful" if judged(rename, doubtful) else "same"
+                sent = "forwarded" if rename.forwarded else "refused"
+                print(f"  {mark:8} {sent:9} {rename.call:15} {rename.key()}  | {rename.declared_description[:80]}")
     return 0
 
 

@@ -106,6 +106,14 @@ _DESTROYING = _set(
 )
 
 
+def reads_only(parts: Iterable[str], spec: Mapping[str, Any]) -> bool:
+    """Whether a tool only reads: by annotation (`readOnlyHint: true`), or by its name's verbs."""
+    annotations = spec.get("annotations")
+    if isinstance(annotations, Mapping) and annotations.get("readOnlyHint") is True:
+        return True
+    return action_of(parts) == Action.READ
+
+
 def is_destructive(parts: Iterable[str], spec: Mapping[str, Any]) -> bool:
     """By annotation (`destructiveHint: true`), or by its name's verbs; a read-only tool never is.
 

@@ -26,7 +26,7 @@ import jsonschema.exceptions
 import jsonschema.protocols
 
 from mcpmanager.core.catalogue.call_templates import call_template
-from mcpmanager.core.resolve.actions import is_destructive
+from mcpmanager.core.resolve.actions import is_destructive, reads_only
 from mcpmanager.core.resolve.described import described_match
 from mcpmanager.core.resolve.param_names import map_name
 from mcpmanager.core.resolve.words import close_names, words
@@ -82,10 +82,15 @@ class ArgumentChecker:
         renames: list[Rename] = []
         problems: list[str] = []
         required = [r for r in schema.get("required") or [] if isinstance(r, str)]
+        # Descriptions are read only for a call that lacks a required parameter as it was passed: a
+        # call that would run without the unknown argument is not changed on that evidence.
+        lacking = any(r not in passed for r in required)
         for argument in unknown:
             match = map_name(argument, list(properties), free, aliases or {}, tool_words, destructive)
-            if match.declared is None and not match.options and not destructive:
-                match = described_match(argument, passed[argument], properties, free, required, tool_words)
+            if match.declared is None and not match.options and not destructive and lacking:
+                match = described_match(
+                    argument, passed[argument], properties, free, required, tool_words, reads_only(tool_words, spec)
+                )
             if match.declared is not None and match.how is not None:
                 renames.append(Rename(argument, match.declared, match.how))
             elif match.options:

@@ -11,6 +11,13 @@ search's vocabulary or of the argument-name groups. The required parameters that
 first (a call whose only missing required string is the comment's `body` is about that body), then
 the optional ones; exactly one must fit, two refuse with both named.
 
+Only for a call that lacks a required parameter as it was passed (a call that would run without the
+unknown argument is not changed on this evidence), and onto an optional parameter only on a tool
+that reads. A passed name that says a direction (`from_city`) fits only a parameter that says the
+same one; one that qualifies what a "form of thing" description names is not that thing (`key` is
+not "the name of the Key Vault"). Each limit was set on the cross-parameter simulation
+(`bench_resolve --simulate`), not on a case.
+
 Never used for a flag (a boolean's meaning lives in its exact name: `force` read as any boolean
 that mentions forcing could do the opposite), for a bare identifier (see `param_names`), or on a
 tool that can destroy data (a rename made on loose evidence must never widen what a delete touches).
@@ -100,6 +107,14 @@ def _speaks_of(passed: str, name: str, described: frozenset[str], tool_words: fr
     return _says(own, described)
 
 
+def _subject(description: str) -> str:
+    """The first sentence without asides, examples and the clause about the parameter's use."""
+    text = _ASIDE.sub(" ", description)
+    text = _SENTENCE_END.split(text.strip(), maxsplit=1)[0]
+    text = _EXAMPLES.split(text, maxsplit=1)[0]
+    return _CLAUSE.split(text, maxsplit=1)[0]
+
+
 def defining_part(description: str) -> str:
     """What a description says the parameter is: the subject of its first sentence, without asides,
     examples and the clause that says what it is for or where it goes. `The ID of the customer to
@@ -107,14 +122,84 @@ def defining_part(description: str) -> str:
     fields. Examples: set priority …` is no priority. Past `of` or `for`, only when what stands
     before it is a form word: `the type of cuisine`, `the identifier for the recipient`, but not
     `currency of the price` or `CSS selector for the link to click`."""
-    text = _ASIDE.sub(" ", description)
-    text = _SENTENCE_END.split(text.strip(), maxsplit=1)[0]
-    text = _EXAMPLES.split(text, maxsplit=1)[0]
-    phrase = _CLAUSE.split(text, maxsplit=1)[0]
+    phrase = _subject(description)
     joint = _OF.search(phrase)
     if joint and not {singular(w) for w in words(phrase[: joint.start()])} & FORM_WORDS:
         return phrase[: joint.start()]
     return phrase
+
+
+_COORDINATION = re.compile(r"\s(?:or|and)\s|/", re.IGNORECASE)
+
+
+def _passed_head(passed: str) -> frozenset[str]:
+    """The noun the passed name is about, as search terms with their synonyms (`resource_name`:
+    resource; `number_of_tickets`: ticket; `from_city`: city)."""
+    parts = [singular(w) for w in words(passed)]
+    for at in range(1, len(parts) - 1):
+        if parts[at] == "of" and parts[at - 1] in FORM_WORDS:
+            parts = parts[at + 1 :]
+            break
+    while len(parts) > 1 and parts[-1] in GENERIC_NAMES:
+        parts = parts[:-1]
+    found = set(_terms(parts[-1])) if parts else set()
+    for term in list(found):
+        for expansion in _synonyms().expand((term,)):
+            found.update(expansion.words)
+    return frozenset(found)
+
+
+_TRAILING_PARTICIPLE = re.compile(r"(?<=\w)\s+\w{3,}ed\s*$", re.IGNORECASE)
+
+
+def object_heads(description: Any) -> frozenset[str] | None:
+    """When a description says the parameter is a form of something (`the name of the Key Vault`,
+    `the number of bedrooms required`), the terms that thing is named by: its head nouns (`vault`;
+    `bedroom`) and the form word; None when it says no such thing."""
+    if not isinstance(description, str):
+        return None
+    phrase = _subject(description)
+    joint = _OF.search(phrase)
+    if not joint or not {singular(w) for w in words(phrase[: joint.start()])} & FORM_WORDS:
+        return None
+    heads = set(_terms(phrase[: joint.start()]))
+    for part in _COORDINATION.split(_TRAILING_PARTICIPLE.sub("", phrase[joint.end() :])):
+        found = re.findall(r"[a-z0-9]+", part.lower())
+        if found:
+            heads |= _terms(found[-1])
+    return frozenset(heads)
+
+
+def names_the_object(passed: str, name: str, prop: Mapping[str, Any]) -> bool:
+    """Whether the passed name is the thing a "form of thing" description names, not a word that
+    qualifies it: `key` is no `vault` ("the name of the Key Vault"), `database` no `account` ("the
+    name of the Cosmos DB account"). A passed name the parameter's own name says needs no more."""
+    own = _terms(" ".join(words(passed)))
+    if own and own <= _terms(" ".join(words(name))):
+        return True
+    heads = object_heads(prop.get("description"))
+    return heads is None or bool(_passed_head(passed) & heads)
+
+
+_DIRECTIONS = {"from": "from", "source": "from", "src": "from", "origin": "from", "to": "to", "target": "to"}
+_DIRECTIONS |= {"dest": "to", "dst": "to", "destination": "to", "into": "to"}
+
+
+def _directions(text_words: Sequence[str]) -> set[str]:
+    return {_DIRECTIONS[w] for w in text_words if w in _DIRECTIONS}
+
+
+def same_direction(passed: str, name: str, prop: Mapping[str, Any]) -> bool:
+    """A passed name that says a direction (`from_city`, `to_city`, `origin`) fits only a parameter
+    whose name or subject says the same one: search terms drop `from` and `to` as stop words, and
+    a hotel's `location` is neither the city a journey starts from nor the one it goes to."""
+    ours = _directions(words(passed))
+    if not ours:
+        return True
+    description = prop.get("description")
+    subject = _subject(description) if isinstance(description, str) else ""
+    theirs = _directions(words(name)) | _directions(re.findall(r"[a-z]+", subject.lower()))
+    return ours <= theirs
 
 
 def _described_terms(name: str, prop: Mapping[str, Any]) -> frozenset[str]:
@@ -153,6 +238,7 @@ def described_match(
     free: Sequence[str],
     required: Sequence[str],
     tool_words: frozenset[str] = frozenset(),
+    reads: bool = False,
 ) -> ParamMatch:
     """The one free parameter whose name or description speaks of `passed` and whose type takes `value`."""
     if isinstance(value, bool) or not words(passed) or set(words(passed)) <= ID_WORDS:
@@ -171,6 +257,8 @@ def described_match(
         and _may_take(passed, name, required)
         and _speaks_of(passed, name, _described_terms(name, properties[name]), tool_words)
         and _accepts(properties[name], value)
+        and (generic(passed) or names_the_object(passed, name, properties[name]))
+        and same_direction(passed, name, properties[name])
     ]
     taken = [name for name in speaking if name not in free]
     if taken:
@@ -179,7 +267,10 @@ def described_match(
         return ParamMatch(None, "described", tuple(speaking))
     fitting = [name for name in speaking if name in free]
     needed = [name for name in fitting if name in required]
-    for group in (needed, fitting):
+    # An optional parameter changes what a call does that would run without it: only a tool that
+    # reads may take one on this evidence (a search narrowed wrongly returns too little; a write so
+    # changed does something else).
+    for group in (needed, fitting) if reads else (needed,):
         if len(group) == 1:
             return ParamMatch(group[0], "described")
         if group:
