@@ -73,6 +73,15 @@ COMMUTE = spec(
 )
 
 
+# The same tools with the refusals' target parameters required, so the call lacks them.
+RATED = spec(REVIEW["inputSchema"]["properties"], "product", "opinion", "stars")
+SIGNED = spec(REVIEW["inputSchema"]["properties"], "product", "opinion", "anonymous")
+DETAILED = spec(TICKET["inputSchema"]["properties"], "title", "extra")
+ASSIGNED = spec(TICKET["inputSchema"]["properties"], "title", "assignee_id")
+# A tool that reads (optional targets are read into only there), lacking its required `party`.
+SEATED = spec({**TABLE["inputSchema"]["properties"], "party": number("How many people come.")}, "day", "party")
+
+
 def check(name: str, definition: dict[str, Any], arguments: dict[str, Any]) -> CheckedArguments:
     return ArgumentChecker().check(f"s:{name}", name, definition, arguments)
 
@@ -107,19 +116,31 @@ def test_a_description_and_a_type_are_evidence_for_a_rename(
         ("post_review", REVIEW, {"product": "kettle", "opinion": "ok", "rating": 4}, "valid without `rating`"),
         ("book_ride", RIDE, {"pickup": "1 Elm St", "dropoff": "9 Oak Ave", "passengers": 2}, "valid without it"),
         ("book_ride", RIDE, {"pickup": "1 Elm St", "address": "9 Oak Ave"}, "pickup, passed, fits as well"),
-        ("post_review", REVIEW, {"product": "kettle", "opinion": "ok", "rating": "four"}, "a string for an integer"),
-        ("post_review", REVIEW, {"product": "kettle", "opinion": "ok", "hide_name": True}, "a flag"),
-        ("file_ticket", TICKET, {"title": "Crash", "severity": "high"}, "only an example of the description"),
-        ("file_ticket", TICKET, {"title": "Crash", "agent": "ann"}, "an id is not named by prose"),
+        # Below, the parameter the passed name would go to is required and missing, so the
+        # description is read (test_described_guards) and each refusal is for the reason given.
+        ("post_review", RATED, {"product": "kettle", "opinion": "ok", "rating": "four"}, "a string for an integer"),
+        ("post_review", SIGNED, {"product": "kettle", "opinion": "ok", "hide_name": True}, "a flag"),
+        ("file_ticket", DETAILED, {"title": "Crash", "severity": "high"}, "only an example of the description"),
+        ("file_ticket", ASSIGNED, {"title": "Crash", "agent": "ann"}, "an id is not named by prose"),
         ("log_commute", COMMUTE, {"work_lat": 52.5, "lat": 52.4}, "lat is home's or work's"),
         ("tag_photo", spec(ALBUM, "album"), {"name": "Summer"}, "a bare name of what the tool is not about"),
-        ("book_table", TABLE, {"day": "Fri", "time": "19:00"}, "an optional start_time qualifies time"),
+        ("find_table", SEATED, {"day": "Fri", "time": "19:00"}, "an optional start_time qualifies time"),
     ],
 )
 def test_a_rename_the_evidence_does_not_single_out_is_refused(
     name: str, definition: dict[str, Any], passed: dict[str, Any], why: str
 ) -> None:
     assert check(name, definition, passed).refused, why
+
+
+def test_the_refusals_tools_take_a_rename_their_evidence_does_single_out() -> None:
+    # The refusals above are for their reasons, not because these tools never rename.
+    assert check("post_review", RATED, {"product": "k", "opinion": "ok", "rating": 4}).arguments == {
+        "product": "k",
+        "opinion": "ok",
+        "stars": 4,
+    }
+    assert check("find_table", SEATED, {"day": "Fri", "people": 4}).arguments == {"day": "Fri", "party": 4}
 
 
 def test_two_fitting_parameters_are_named_in_the_refusal() -> None:
