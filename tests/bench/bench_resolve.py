@@ -193,6 +193,12 @@ def main(argv: list[str] | None = None) -> int:
     print("\n| tools | name index build | wrong name p50 | wrong name p95 |\n|---|---|---|---|")
     for row in figures["scaling"]:
         print(f"| {row['tools']:,} | {row['build_ms']} ms | {row['p50_ms']} ms | {row['p95_ms']} ms |")
+    _print_cases(report, args)
+    return 0
+
+
+def _print_cases(report: Report, args: argparse.Namespace) -> None:
+    """The failures and the first misses, when asked for (`--failures`, `--misses N`)."""
     if args.failures:
         print(f"\n{len(report.failures)} failures:")
         for failure in report.failures:
@@ -201,7 +207,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{len(report.misses)} misses (first {args.misses}):")
         for miss in report.misses[: args.misses]:
             print(" ", json.dumps(miss, ensure_ascii=False))
-    return 0
 
 
 def _dev(args: argparse.Namespace) -> int:
@@ -228,14 +233,7 @@ def _dev(args: argparse.Namespace) -> int:
     print("|---|---|---|---|---|---|")
     for half in HALVES:
         print(_argument_row(half, figures["arguments"][half]))
-    if args.failures:
-        print(f"\n{len(report.failures)} failures:")
-        for failure in report.failures:
-            print(" ", json.dumps(failure, ensure_ascii=False))
-    if args.misses:
-        print(f"\n{len(report.misses)} misses (first {args.misses}):")
-        for miss in report.misses[: args.misses]:
-            print(" ", json.dumps(miss, ensure_ascii=False))
+    _print_cases(report, args)
     return 0
 
 
