@@ -37,7 +37,7 @@ from typing import Any
 from mcpmanager.core.catalogue.catalogue import Catalogue
 from mcpmanager.core.resolve.names import NameResolver
 from tests.helpers.resolve_cases import NameCase, Tool, all_cases
-from tests.helpers.resolve_dev import HALVES, dev_cases
+from tests.helpers.resolve_dev import SOURCES, dev_cases
 from tests.helpers.resolve_eval import Report, evaluate
 from tests.helpers.resolve_simulate import (
     counts,
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--failures", action="store_true", help="list wrong resolutions and unsafe forwards")
     parser.add_argument("--misses", type=int, default=0, metavar="N", help="list N cases not recovered / repaired")
     parser.add_argument("--dev", action="store_true", help="measure the development set, each half apart")
-    parser.add_argument("--half", choices=HALVES, help="with --dev: list failures and misses of this half only")
+    parser.add_argument("--half", choices=SOURCES, help="with --dev: list failures and misses of this set's half only")
     parser.add_argument("--simulate", action="store_true", help="run the cross-parameter simulation")
     parser.add_argument("--list", action="store_true", help="with --simulate: list the described renames")
     args = parser.parse_args(argv)
@@ -216,8 +216,8 @@ def _dev(args: argparse.Namespace) -> int:
         arguments = [c for c in arguments if c.source == args.half]
     report = evaluate(catalogues, names, arguments)
     figures: dict[str, Any] = {
-        "names": {h: report.name_total(source=h).figures() for h in HALVES},
-        "arguments": {h: report.argument_total(source=h).figures() for h in HALVES},
+        "names": {h: report.name_total(source=h).figures() for h in SOURCES},
+        "arguments": {h: report.argument_total(source=h).figures() for h in SOURCES},
         "failures": report.failures,
         "misses": report.misses,
     }
@@ -227,11 +227,11 @@ def _dev(args: argparse.Namespace) -> int:
     print(f"development set: {len(names)} name cases, {len(arguments)} argument cases\n")
     print(_NAME_HEADER)
     print("|---|---|---|---|---|---|---|")
-    for half in HALVES:
+    for half in SOURCES:
         print(_name_row(half, figures["names"][half]))
     print("\n| arguments | fixable | repaired | valid kept | must-refuse refused | unsafe forwards |")
     print("|---|---|---|---|---|---|")
-    for half in HALVES:
+    for half in SOURCES:
         print(_argument_row(half, figures["arguments"][half]))
     _print_cases(report, args)
     return 0

@@ -6,7 +6,8 @@ in two calls: the name alone, and the name beside the tool's required parameters
 that is valid without it). Every rename the resolver makes then is a guess: the passed name belongs
 to another tool, and whether it means the parameter it was renamed onto is what a rename must be
 sure of. The renames are listed per tier (`described` apart from the name tiers), with whether the
-call would then be forwarded.
+call would then be forwarded. (The `typed` tier never renames a name another tool of the server
+declares, so this simulation cannot exercise it: it is measured on the development sets only.)
 
 Nothing here is a label: the list is for reading, and the counts are compared before and after a
 rule changes. (`bench_resolve --simulate`.)
@@ -125,6 +126,8 @@ def _server_renames(catalogue: str, server: str, group: list[Tool]) -> Iterable[
         if not own:
             continue
         filled = {name: sample_value(own[name]) for name in _required(tool)}
+        # As the resolver does: the names the server's other tools declare (see typed_match).
+        elsewhere = frozenset(n for o in group if o is not tool for n in _properties(o)) - set(own)
         seen: set[str] = set()
         for other in group:
             if other is tool:
@@ -138,7 +141,7 @@ def _server_renames(catalogue: str, server: str, group: list[Tool]) -> Iterable[
                     if call == "beside-required" and not filled:
                         continue
                     key = f"{server}:{tool['name']}"
-                    checked = checker.check(key, tool["name"], tool, arguments)
+                    checked = checker.check(key, tool["name"], tool, arguments, elsewhere=elsewhere)
                     for rename in checked.renames:
                         if rename.passed != passed:
                             continue

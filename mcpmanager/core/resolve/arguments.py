@@ -28,7 +28,8 @@ import jsonschema.protocols
 from mcpmanager.core.catalogue.call_templates import call_template
 from mcpmanager.core.resolve.actions import is_destructive, reads_only
 from mcpmanager.core.resolve.described import described_match
-from mcpmanager.core.resolve.param_names import map_name
+from mcpmanager.core.resolve.param_names import ParamMatch, map_name
+from mcpmanager.core.resolve.typed import typed_match
 from mcpmanager.core.resolve.words import close_names, words
 
 logger = logging.getLogger(__name__)
@@ -41,7 +42,7 @@ _MESSAGE_CHARS = 160
 class Rename:
     passed: str
     declared: str
-    how: str  # alias, spelling, context, synonym, abbreviation, id, partial, path, described
+    how: str  # alias, spelling, context, synonym, abbreviation, id, partial, path, described, typed
 
 
 @dataclass(frozen=True)
@@ -68,8 +69,10 @@ class ArgumentChecker:
         spec: Mapping[str, Any],
         arguments: Mapping[str, Any] | None,
         aliases: Mapping[str, str] | None = None,
+        elsewhere: frozenset[str] = frozenset(),
     ) -> CheckedArguments:
-        """`key` identifies the tool (`server:tool`), `name` is its own name, `spec` its definition."""
+        """`key` identifies the tool (`server:tool`), `name` is its own name, `spec` its definition;
+        `elsewhere`: the parameter names the server's other tools declare."""
         schema = spec.get("inputSchema")
         passed = dict(arguments or {})
         properties = schema.get("properties") if isinstance(schema, dict) else None
@@ -85,12 +88,22 @@ class ArgumentChecker:
         # Descriptions are read only for a call that lacks a required parameter as it was passed: a
         # call that would run without the unknown argument is not changed on that evidence.
         lacking = any(r not in passed for r in required)
+        matches: dict[str, ParamMatch] = {}
         for argument in unknown:
             match = map_name(argument, list(properties), free, aliases or {}, tool_words, destructive)
             if match.declared is None and not match.options and not destructive and lacking:
                 match = described_match(
                     argument, passed[argument], properties, free, required, tool_words, reads_only(tool_words, spec)
                 )
+            matches[argument] = match
+        unplaced = [a for a, m in matches.items() if m.declared is None and not m.options]
+        if len(unplaced) == 1 and not destructive and unplaced[0] not in elsewhere:
+            # The one argument nothing placed, and the one parameter left that could hold it; not a
+            # name another tool of the server declares (the model may have that tool in mind).
+            open_ = [p for p in free if p not in {m.declared for m in matches.values()}]
+            alone = unplaced[0]
+            matches[alone] = typed_match(alone, passed[alone], properties, open_, required, tool_words)
+        for argument, match in matches.items():
             if match.declared is not None and match.how is not None:
                 renames.append(Rename(argument, match.declared, match.how))
             elif match.options:

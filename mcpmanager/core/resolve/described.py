@@ -63,7 +63,7 @@ def _synonyms() -> SynonymMap:
 
 
 @lru_cache(maxsize=4096)
-def _terms(text: str) -> frozenset[str]:
+def terms(text: str) -> frozenset[str]:
     return frozenset(analyze(text).words)
 
 
@@ -82,7 +82,7 @@ def passed_meanings(passed: str) -> tuple[Reading, tuple[Reading, ...]]:
         for expansion in _synonyms().expand((term,)):
             found.update(expansion.words)
         each.append(frozenset(found))
-    group = [tuple(frozenset({t}) for t in _terms(" ".join(words(o)))) for o in synonyms_of(passed)]
+    group = [tuple(frozenset({t}) for t in terms(" ".join(words(o)))) for o in synonyms_of(passed)]
     return tuple(each), tuple(r for r in group if r) if generic(passed) else ()
 
 
@@ -142,7 +142,7 @@ def _passed_head(passed: str) -> frozenset[str]:
             break
     while len(parts) > 1 and parts[-1] in GENERIC_NAMES:
         parts = parts[:-1]
-    found = set(_terms(parts[-1])) if parts else set()
+    found = set(terms(parts[-1])) if parts else set()
     for term in list(found):
         for expansion in _synonyms().expand((term,)):
             found.update(expansion.words)
@@ -162,11 +162,11 @@ def object_heads(description: Any) -> frozenset[str] | None:
     joint = _OF.search(phrase)
     if not joint or not {singular(w) for w in words(phrase[: joint.start()])} & FORM_WORDS:
         return None
-    heads = set(_terms(phrase[: joint.start()]))
+    heads = set(terms(phrase[: joint.start()]))
     for part in _COORDINATION.split(_TRAILING_PARTICIPLE.sub("", phrase[joint.end() :])):
         found = re.findall(r"[a-z0-9]+", part.lower())
         if found:
-            heads |= _terms(found[-1])
+            heads |= terms(found[-1])
     return frozenset(heads)
 
 
@@ -174,8 +174,8 @@ def names_the_object(passed: str, name: str, prop: Mapping[str, Any]) -> bool:
     """Whether the passed name is the thing a "form of thing" description names, not a word that
     qualifies it: `key` is no `vault` ("the name of the Key Vault"), `database` no `account` ("the
     name of the Cosmos DB account"). A passed name the parameter's own name says needs no more."""
-    own = _terms(" ".join(words(passed)))
-    if own and own <= _terms(" ".join(words(name))):
+    own = terms(" ".join(words(passed)))
+    if own and own <= terms(" ".join(words(name))):
         return True
     heads = object_heads(prop.get("description"))
     return heads is None or bool(_passed_head(passed) & heads)
@@ -202,10 +202,10 @@ def same_direction(passed: str, name: str, prop: Mapping[str, Any]) -> bool:
     return ours <= theirs
 
 
-def _described_terms(name: str, prop: Mapping[str, Any]) -> frozenset[str]:
+def _describedterms(name: str, prop: Mapping[str, Any]) -> frozenset[str]:
     description = prop.get("description")
     text = " ".join(words(name)) + (" " + defining_part(description) if isinstance(description, str) else "")
-    return _terms(text)
+    return terms(text)
 
 
 def _may_take(passed: str, name: str, required: Sequence[str]) -> bool:
@@ -220,7 +220,7 @@ def _may_take(passed: str, name: str, required: Sequence[str]) -> bool:
     return not (ours < theirs and name not in required)
 
 
-def _accepts(prop: Any, value: Any) -> bool:
+def accepts(prop: Any, value: Any) -> bool:
     """Whether the parameter's own schema takes the value as it is (no `$ref`: nothing to resolve it by)."""
     if not isinstance(prop, dict) or "$ref" in prop:
         return False
@@ -246,8 +246,8 @@ def described_match(
     # The passed name's own words in several parameters' names say which kind of value, not which
     # one (`latitude` beside home_/work_latitude, `filename` beside source_/destination_filename),
     # even when the others were passed.
-    own = _terms(" ".join(words(passed)))
-    named = [name for name in properties if own and own <= _terms(" ".join(words(name)))]
+    own = terms(" ".join(words(passed)))
+    named = [name for name in properties if own and own <= terms(" ".join(words(name)))]
     if len(named) > 1:
         return ParamMatch(None, None)
     speaking = [
@@ -255,8 +255,8 @@ def described_match(
         for name in properties
         if isinstance(properties.get(name), dict)
         and _may_take(passed, name, required)
-        and _speaks_of(passed, name, _described_terms(name, properties[name]), tool_words)
-        and _accepts(properties[name], value)
+        and _speaks_of(passed, name, _describedterms(name, properties[name]), tool_words)
+        and accepts(properties[name], value)
         and (generic(passed) or names_the_object(passed, name, properties[name]))
         and same_direction(passed, name, properties[name])
     ]

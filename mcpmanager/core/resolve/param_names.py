@@ -109,6 +109,24 @@ class ParamMatch:
     options: tuple[str, ...] = ()  # the equally likely parameters, when several
 
 
+# Words that name one thing for good, so that a passed one and the tool's qualified one (`key` and
+# `issue_key` on `jira_delete_issue`) are the same thing; unlike an `index`, which may count from 0
+# or 1, or a `name`, which may be another thing's.
+_HANDLE_WORDS = _ID_WORDS | {"key", "gid", "number"}
+
+
+def _sure(how: str, passed: str, declared: str, tool_words: frozenset[str]) -> bool:
+    """Whether a rename is sure enough for a tool that can destroy data: the same words otherwise
+    spelt, an identifier onto the tool's one identifier (also when named with the tool's own
+    thing: `id` → `block_id` on `delete_block`), or two names of one synonym group (`file_path`,
+    `path`). Any other reading changes a word, and a word changed may change what a delete touches:
+    `index` is not surely `paragraph_index`, nor `query` the `filter`."""
+    if how in ("spelling", "id") or _grouped(passed, declared):
+        return True
+    rest = {w for w in words(passed) + words(declared) if w not in tool_words}
+    return how == "context" and rest <= _HANDLE_WORDS
+
+
 def map_name(
     passed: str,
     declared: Sequence[str],
@@ -136,15 +154,17 @@ def map_name(
         ("id", lambda a, b: _both_ids(a, b, tool_words) or _named_by_id(a, b)),
     ):
         found = [name for name in free if test(passed, name)]
-        if len(found) == 1:
+        if len(found) == 1 and (not destructive or _sure(how, passed, found[0], tool_words)):
             return ParamMatch(found[0], how)
         if found:
             return ParamMatch(None, how, tuple(found))
     found = [
         name for name in declared if _part_of(passed, name, tool_words) or _part_of(name, passed, _SAME_VALUE_TAILS)
     ]
-    if len(found) == 1 and found[0] in free:
+    if len(found) == 1 and found[0] in free and not destructive:
         return ParamMatch(found[0], "partial")
+    if found and destructive:
+        return ParamMatch(None, "partial", tuple(name for name in found if name in free))
     if len(found) > 1:
         return ParamMatch(None, "partial", tuple(name for name in found if name in free))
     if passed == "path" and not destructive:
@@ -177,6 +197,11 @@ def _part_of(a: str, b: str, tool_words: frozenset[str]) -> bool:
             rest = theirs[:start] + theirs[start + len(ours) :]
             return all(w in _GENERIC_PARTS or w in tool_words for w in rest)
     return False
+
+
+def _grouped(a: str, b: str) -> bool:
+    group = _GROUP_OF.get(fold(a))
+    return group is not None and group == _GROUP_OF.get(fold(b))
 
 
 def _synonyms(a: str, b: str) -> bool:

@@ -44,6 +44,7 @@ class Resolver:
         self._search = search
         self._names: tuple[int, NameResolver] | None = None
         self._arguments = ArgumentChecker()
+        self._declared: tuple[int, dict[str, frozenset[str]]] | None = None
 
     def names(self) -> NameResolver:
         generation = self.catalogue.generation
@@ -82,7 +83,22 @@ class Resolver:
         return Resolution(resolution.called, fitting[0], "arguments", ambiguous=resolution.ambiguous)
 
     def check_arguments(self, tool: CatalogueTool, arguments: Mapping[str, Any] | None) -> CheckedArguments:
-        return self._arguments.check(tool.key, tool.name, tool.spec, arguments, tool.params)
+        return self._arguments.check(tool.key, tool.name, tool.spec, arguments, tool.params, self._elsewhere(tool))
+
+    def _elsewhere(self, tool: CatalogueTool) -> frozenset[str]:
+        """The parameter names the other tools of `tool`'s server declare: passed to this tool, such a
+        name says the model may have the other tool in mind (cached per catalogue generation)."""
+        generation = self.catalogue.generation
+        if self._declared is None or self._declared[0] != generation:
+            self._declared = (generation, {})
+        by_tool = self._declared[1]
+        if tool.key not in by_tool:
+            names: set[str] = set()
+            for other in self.catalogue.server_tools(tool.server) or []:
+                if other.get("name") != tool.name:
+                    names.update(_declared_names(other))
+            by_tool[tool.key] = frozenset(names - set(_declared_names(tool.spec)))
+        return by_tool[tool.key]
 
     def plan(
         self,
@@ -107,3 +123,9 @@ class Resolver:
         if checked.refused:
             return CallPlan(resolution, checked, refusal_text(tool.exposed, tool.spec, checked, via_call_tool))
         return CallPlan(resolution, checked, None)
+
+
+def _declared_names(spec: Mapping[str, Any]) -> list[str]:
+    schema = spec.get("inputSchema")
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    return [name for name in properties if isinstance(name, str)] if isinstance(properties, dict) else []
