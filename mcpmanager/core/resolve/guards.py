@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcpmanager.core.resolve.actions import Action, action_of, is_destructive, is_verb
-from mcpmanager.core.resolve.similarity import TYPO, word_similarity
+from mcpmanager.core.resolve.similarity import GENERIC_TAILS, TYPO, Match, word_similarity
+from mcpmanager.core.resolve.words import head_of
 
 
 def unsafe(called: tuple[str, ...], parts: tuple[str, ...], spec: Mapping[str, Any]) -> str | None:
@@ -52,3 +53,12 @@ def fits_as_well(
 
 def _misspells_a_non_verb(word: str, parts: tuple[str, ...]) -> bool:
     return any(not is_verb(part) and word_similarity(word, part) >= TYPO for part in parts)
+
+
+def core_of(called: tuple[str, ...], match: Match) -> set[str]:
+    """What the call is about, as far as it was surely matched: its head thing, or its things
+    (words that only say what form a result takes, such as `details`, tell no tool apart)."""
+    at = head_of(called)
+    if at >= 0 and not is_verb(called[at]) and called[at] in match.sure and called[at] not in GENERIC_TAILS:
+        return {called[at]}
+    return {w for w in match.sure if not is_verb(w) and w not in GENERIC_TAILS}

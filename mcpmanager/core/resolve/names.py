@@ -30,7 +30,8 @@ from dataclasses import dataclass
 
 from mcpmanager.core.catalogue.catalogue import CatalogueTool
 from mcpmanager.core.resolve.actions import action_of, is_destructive, is_verb, same_operation
-from mcpmanager.core.resolve.guards import fits_as_well, unsafe
+from mcpmanager.core.resolve.brands import BrandedNames
+from mcpmanager.core.resolve.guards import core_of, fits_as_well, unsafe
 from mcpmanager.core.resolve.similarity import (
     GENERIC_TAILS,
     Match,
@@ -62,7 +63,6 @@ GENERIC = 3  # a word in this many tools' names says too little alone (see the s
 SUGGESTIONS = 5
 _RRF = 3  # rank fusion constant: small, so the first places of each list dominate
 _LOOKUPS = frozenset({"by", "using", "via"})  # `get_weather_by_city`: the same thing, found another way
-
 Search = Callable[[str, int], list[str]]  # (query, limit) → exposed names, best first
 
 
@@ -160,6 +160,7 @@ class NameResolver:
             optional = len(parts) - len(stripped) if stripped else 0  # the prefix, free to leave out
             shapes.append(NameShape(tool.key, parts, optional, "".join(parts)))
         self._vocabulary = Vocabulary(shapes)
+        self._branded = BrandedNames(self.tools, self._parts)
         self._by_key = {t.key: t for t in self.tools}
         for form, servers in self._server_forms.items():
             self._brands[form].update(servers)
@@ -199,7 +200,8 @@ class NameResolver:
         if len(normalized) > 1:
             return self._miss(called, ambiguous=normalized)
         if normalized and level == 0:
-            rivals = self._elsewhere(called, forms, normalized[0])
+            spelled = [f.parts for f in forms if f.server is None and not f.loose]
+            rivals = self._elsewhere(called, forms, normalized[0]) + self._branded.rivals(spelled, normalized[0])
             if rivals:
                 return self._miss(called, ambiguous=[normalized[0], *rivals])
             return Resolution(called, normalized[0], "normalized")
@@ -332,7 +334,7 @@ class NameResolver:
         ]
         # About as similar, or not worse in structure (see Match.dominates).
         rivals = [t for m, t, _ in others if best_match.score - m.score < MARGIN or not best_match.dominates(m)]
-        core = _core(best_words, best_match)
+        core = core_of(best_words, best_match)
         verb = next((w for w in best_words if is_verb(w)), None)
         # Another server's tool about the same thing, at most one change further (two past a mere
         # respelling), whatever the scores: `kubectl_logs` beside `mongodb-logs` for `get_logs` — which
@@ -488,12 +490,3 @@ class NameResolver:
         merged = sorted(fused, key=lambda name: (-fused[name], name))
         suggestions = list(dict.fromkeys(first + merged))[: max(SUGGESTIONS, len(first))]
         return Resolution(called, None, None, tuple(suggestions), tuple(ambiguous), withheld, why)
-
-
-def _core(called: tuple[str, ...], match: Match) -> set[str]:
-    """What the call is about, as far as it was surely matched: its head thing, or its things
-    (words that only say what form a result takes, such as `details`, tell no tool apart)."""
-    at = head_of(called)
-    if at >= 0 and not is_verb(called[at]) and called[at] in match.sure and called[at] not in GENERIC_TAILS:
-        return {called[at]}
-    return {w for w in match.sure if not is_verb(w) and w not in GENERIC_TAILS}

@@ -264,3 +264,19 @@ def test_one_slip_from_one_name_resolves_as_that_name_would(called: str, key: st
 )
 def test_one_slip_keeps_the_safety_rules(called: str, why: str) -> None:
     assert resolver(SLIPS).resolve(called).tool is None, why
+
+
+def test_a_name_another_server_has_with_its_brand_inside_is_ambiguous() -> None:
+    # `list_components` spells one library's `list-components`, and is another's
+    # `list_shadcn_components` with the brand left out: which library is meant, it cannot say
+    servers = {
+        "antd": [tool("list-components"), tool("get-component-docs")],
+        "shadcn-ui": [tool("list_shadcn_components"), tool("get_component_details")],
+    }
+    result = resolver(servers).resolve("list_components")
+    assert result.tool is None
+    assert {t.key for t in result.ambiguous} == {"antd:list-components", "shadcn-ui:list_shadcn_components"}
+    # a word of a server's name that other servers' tools use too is no brand (`chart`)
+    servers = {"antd": [tool("list-components")], "ui-kit": [tool("list_kit_items"), tool("list_components_ui")]}
+    servers["other"] = [tool("ui_theme")]
+    assert resolver(servers).resolve("list_components").tool is not None
