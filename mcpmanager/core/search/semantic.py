@@ -120,8 +120,10 @@ class SemanticIndex:
     def similarities(self, query: str) -> npt.NDArray[np.float32]:
         """The cosine of `query` with every slot's tool (0 for empty slots), or nothing at all when
         the query has no meaningful token."""
+        if not self._slot_of or not self.vectors.meaningful(query):
+            return np.zeros(0, dtype=np.float32)
         vector = self.vectors.embed(query)
-        if not self._slot_of or not vector.any():
+        if not vector.any():
             return np.zeros(0, dtype=np.float32)
         rows = len(self._keys)
         # einsum, not `@`: OpenBLAS runs a product this size on several threads, and on a busy machine

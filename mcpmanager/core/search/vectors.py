@@ -36,6 +36,7 @@ _ZIPF_SCALE = 50.0  # ranks this far apart change the weight by about log(2)
 _MAX_CHARS = 4000
 _MAX_TOKENS = 256
 _MAX_CHUNK = 80  # a whitespace-free run this long is data (base64, a hash), as for the analyzer
+_MEANINGFUL_PIECE = 4  # a word's first piece this long, and half of it, carries the word's meaning
 
 
 class TokenVectors:
@@ -67,6 +68,22 @@ class TokenVectors:
         vector: Vector = np.einsum("i,ij->j", self.weights[ids], self.matrix[ids].astype(np.float32))
         norm = float(np.linalg.norm(vector))
         return vector / norm if norm > 0 else vector
+
+    def meaningful(self, text: str) -> bool:
+        """Whether some word of `text` is a word the vocabulary knows: whole, or cut only at its
+        end (`invoices` is invoice + ##s). A text of words cut into fragments (`zxqv` is z ##x ##q
+        ##v, `asdf` as ##df) has only the fragments' vectors, which fall near whatever tool has
+        odd fragments of its own (`d1_query`, `chroma_cqt`): such a text means nothing here."""
+        wordpiece = self.wordpiece
+        for word in wordpiece.words(text[:_MAX_CHARS]):
+            if not word.isalpha() or word in STOP_WORDS:
+                continue
+            ids = wordpiece.word_ids(word)
+            if ids and ids[0] >= 0:
+                first = wordpiece.token(ids[0])
+                if len(ids) == 1 or (len(first) >= _MEANINGFUL_PIECE and 2 * len(first) >= len(word)):
+                    return True
+        return False
 
 
 @lru_cache(maxsize=1)

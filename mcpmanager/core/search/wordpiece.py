@@ -43,6 +43,7 @@ class WordPiece:
         self.vocab: dict[str, int] = {token: i for i, token in enumerate(vocab)}
         self.unknown = self.vocab.get("[UNK]", -1)
         self.word_ids = lru_cache(maxsize=65536)(self._word_ids)
+        self._tokens: list[str] | None = None
 
     def words(self, text: str, identifiers: bool = True) -> list[str]:
         """BERT's basic tokenizer, after splitting identifiers (unless told not to: BERT's own way)."""
@@ -85,6 +86,12 @@ class WordPiece:
                 return (self.unknown,)
             start = end
         return tuple(ids)
+
+    def token(self, index: int) -> str:
+        """The token of an id (the vocabulary read backwards, built on first use)."""
+        if self._tokens is None:
+            self._tokens = sorted(self.vocab, key=self.vocab.__getitem__)
+        return self._tokens[index]
 
     def ids(self, text: str, identifiers: bool = True) -> list[int]:
         """The token ids of `text`, [UNK] included (the caller drops what carries no meaning)."""

@@ -3,6 +3,7 @@ order and floors, the switch to turn it off, and the vector cache (in memory and
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,8 @@ from mcpmanager.core.search.index import SearchDoc, SearchIndex
 from mcpmanager.core.search.semantic import SemanticIndex
 from mcpmanager.core.search.vector_cache import VectorCache
 from mcpmanager.core.search.vectors import TokenVectors, shipped
+
+CATALOGUES = Path(__file__).resolve().parents[2] / "data" / "catalogues"
 
 
 def tool(name: str, description: str, **params: str) -> dict[str, Any]:
@@ -83,6 +86,18 @@ def test_unrelated_text_still_finds_nothing() -> None:
     both.replace_all(docs())
     for query in ("zxqv wplk", "the of and", "?!", "asdf qwer"):
         assert both.search(query, 5) == [], query
+
+
+def test_keyboard_mash_finds_nothing_on_a_real_catalogue() -> None:
+    # 508 real tools, some named with odd fragments (`d1_query`, `r2_put_object`): a query of
+    # words the vocabulary only knows as fragments (`zxqv` is z ##x ##q ##v) used to land on them
+    tools = json.loads((CATALOGUES / "published.json").read_text(encoding="utf-8"))
+    index = SearchIndex()
+    index.replace_all([SearchDoc.from_tool(t["server"], t["name"], f"{t['server']}_{t['name']}", t) for t in tools])
+    for query in ("zxqv wplk", "asdf qwer zxcv", "qqqq", "ipsum dolor"):
+        assert index.search(query, 5) == [], query
+    # a request in plain words still finds its tool by meaning alone
+    assert "stripe:create_refund" in {h.key for h in index.search("give the customer a refund", 5)}
 
 
 def test_semantic_false_is_bm25f_alone() -> None:
