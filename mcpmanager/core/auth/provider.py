@@ -28,7 +28,8 @@ class SignInNeeded(Exception):
     """The server wants the user to sign in; only `mcpmanager login` or the window can do that."""
 
     def __init__(self, server: str) -> None:
-        super().__init__(f"sign in with `mcpmanager login {server}` or the window's Sign in button")
+        # No backticks: the window shows this text as it is, as the terminal does.
+        super().__init__(f"sign in: run 'mcpmanager login {server}', or the window's Sign in button")
         self.server = server
 
 

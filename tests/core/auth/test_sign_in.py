@@ -13,6 +13,7 @@ import mcp_types as types
 import pytest
 
 from mcpmanager.core.auth.loopback import SignInFailed
+from mcpmanager.core.auth.provider import SignInNeeded
 from mcpmanager.core.auth.sign_in import sign_in, sign_out
 from mcpmanager.core.auth.storage import client_name, read_client, read_tokens, tokens_name
 from mcpmanager.core.config.servers import HttpServerConfig, OAuthSettings
@@ -158,3 +159,9 @@ async def test_a_refused_refresh_while_up_turns_the_server_to_needs_sign_in() ->
             assert downstream.status.state is State.NEEDS_SIGN_IN
         finally:
             await downstream.stop()
+
+
+def test_the_sign_in_reason_reads_the_same_in_a_window_and_a_terminal() -> None:
+    # The window shows the reason as plain text: markdown backticks would show as they are.
+    reason = str(SignInNeeded("tracker"))
+    assert "mcpmanager login tracker" in reason and "`" not in reason
