@@ -17,6 +17,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from mcpmanager.core.sdk_compat import mcp_http_client
+from tests.helpers.vaults import current_keyring_env
 
 
 class Notes:
@@ -39,7 +40,7 @@ async def serve_client(
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "mcpmanager", "serve", "--stdio", "--mode", mode, "--config", str(config)],
-        env={"MCPMANAGER_HOME": str(home), "PYTHONUNBUFFERED": "1"},
+        env={"MCPMANAGER_HOME": str(home), "PYTHONUNBUFFERED": "1", **current_keyring_env()},
     )
     with (home / "serve-stderr.log").open("a") as errlog:
         async with Client(
@@ -62,8 +63,10 @@ async def http_client(url: str, token: str, era: str = "legacy", **options: Any)
 
 
 def bridge_env(home: Path) -> dict[str, str]:
-    """What a client gives the command it launches: little. No DISPLAY: the headless engine starts."""
-    return {"MCPMANAGER_HOME": str(home), "PATH": os.environ.get("PATH", ""), "PYTHONUNBUFFERED": "1"}
+    """What a client gives the command it launches: little. No DISPLAY: the headless engine starts.
+    (Plus the test's private keyring, so that no test reaches the user's.)"""
+    path = os.environ.get("PATH", "")
+    return {"MCPMANAGER_HOME": str(home), "PATH": path, "PYTHONUNBUFFERED": "1", **current_keyring_env()}
 
 
 @asynccontextmanager
