@@ -69,12 +69,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def build_resolver(catalogue: Catalogue, config: Config) -> Resolver:
+    from mcpmanager.commands.search import search_index
     from mcpmanager.core.proxy.discovery import Discovery
     from mcpmanager.core.resolve.resolver import Resolver
-    from mcpmanager.core.search.index import SearchIndex
 
     """A resolver whose suggestions search the catalogue as discover_tools does."""
-    discovery = Discovery(catalogue, SearchIndex(config.synonyms, config.proxy.semantic_search))
+    discovery = Discovery(catalogue, search_index(config))
     return Resolver(catalogue, discovery.search_names)
 
 

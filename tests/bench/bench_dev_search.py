@@ -10,9 +10,10 @@ needed tool) or, without them, one need served by any key of `relevant`. A query
 every need has one of its keys ("server:name") in the top k; MRR@10 uses the first rank at which all
 needs are met (0 past 10). Figures: hit@1, hit@5, MRR@10 overall, per style, per catalogue, per half.
 
-    .venv/bin/python -m tests.bench.bench_dev_search [--json] [--bm25f] [--misses]
+    .venv/bin/python -m tests.bench.bench_dev_search [--json] [--bm25f] [--encoder] [--misses]
 
 --bm25f: BM25F alone (the index built with semantic=False, as bench_search's bm25f row).
+--encoder: the opt-in sentence encoder as the semantic side (`proxy.semanticModel: "encoder"`).
 --misses: also list the queries missed at 5, with the top 5 they got.
 """
 
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpmanager.core.search.index import SearchIndex
+from mcpmanager.core.search.semantic import ModelName, SemanticIndex
 from tests.bench.bench_search import docs_of
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -87,7 +89,9 @@ def check_keys(queries: Iterable[dict[str, Any]], keys: dict[str, set[str]]) -> 
         raise SystemExit(f"bench_dev_search: unknown keys {unknown}")
 
 
-def run(queries: Sequence[dict[str, Any]], semantic: bool) -> tuple[list[Outcome], dict[str, float]]:
+def run(
+    queries: Sequence[dict[str, Any]], semantic: bool, model: ModelName = "static"
+) -> tuple[list[Outcome], dict[str, float]]:
     outcomes: list[Outcome] = []
     timings: dict[str, float] = {}
     keys: dict[str, set[str]] = {}
@@ -95,7 +99,7 @@ def run(queries: Sequence[dict[str, Any]], semantic: bool) -> tuple[list[Outcome
     for name in CATALOGUES:
         tools = load_catalogue(name)
         keys[name] = {f"{t['server']}:{t['name']}" for t in tools}
-        index = SearchIndex(semantic=semantic)
+        index = SearchIndex(semantic=SemanticIndex(model=model) if semantic else False)
         start = time.perf_counter()
         index.replace_all(docs_of(tools))
         timings[f"build_{name}_s"] = time.perf_counter() - start
@@ -160,12 +164,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("--bm25f", action="store_true", help="BM25F alone (no semantic part)")
+    parser.add_argument("--encoder", action="store_true", help="the sentence encoder as the semantic side")
     parser.add_argument("--misses", action="store_true", help="list the queries missed at 5")
     args = parser.parse_args(argv)
     queries = load_queries()
-    outcomes, timings = run(queries, semantic=not args.bm25f)
+    outcomes, timings = run(queries, semantic=not args.bm25f, model="encoder" if args.encoder else "static")
     document: dict[str, Any] = {
-        "search": "bm25f" if args.bm25f else "hybrid",
+        "search": "bm25f" if args.bm25f else "hybrid (encoder)" if args.encoder else "hybrid",
         "queries": len(queries),
         "figures": report(outcomes),
         "timings": timings,

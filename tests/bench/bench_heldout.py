@@ -1,7 +1,7 @@
 """The frozen held-out set (tests/data/heldout, TEST-ONLY): search, names and arguments on servers
 nobody here tuned on. Figures, not pass/fail.
 
-    .venv/bin/python -m tests.bench.bench_heldout [--json]
+    .venv/bin/python -m tests.bench.bench_heldout [--json] [--encoder]
 
 It prints totals only, per style at most: no case, no miss and no failure is ever listed, so that
 reading the output cannot turn into tuning on it. Run it before a change to discovery, and once
@@ -11,6 +11,7 @@ Search: hit@k is the share of queries with at least one relevant tool in the fir
 issue's measure); R@5 as the search benchmark computes it (each relevant tool, or each group of
 alternatives, is one needed tool).
 Names and arguments: scored exactly as `bench_resolve` scores the tuned sets (`resolve_eval`).
+`--encoder`: search with the opt-in sentence encoder (`proxy.semanticModel: "encoder"`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 
 from mcpmanager.core.catalogue.exposed_names import assign_exposed_names
 from mcpmanager.core.search.index import SearchDoc, SearchIndex
+from mcpmanager.core.search.semantic import ModelName, SemanticIndex
 from tests.helpers.resolve_cases import ArgumentCase, NameCase, Tool
 from tests.helpers.resolve_eval import evaluate
 
@@ -53,9 +55,9 @@ def load() -> tuple[list[Tool], list[dict[str, Any]], list[NameCase], list[Argum
     return tools, _lines("queries.jsonl"), names, arguments
 
 
-def search_figures(tools: list[Tool], queries: list[dict[str, Any]]) -> dict[str, Any]:
+def search_figures(tools: list[Tool], queries: list[dict[str, Any]], model: ModelName = "static") -> dict[str, Any]:
     exposed = assign_exposed_names((str(t["server"]), str(t["name"])) for t in tools)
-    index = SearchIndex()
+    index = SearchIndex(semantic=SemanticIndex(model=model))
     index.replace_all(
         [
             SearchDoc.from_tool(str(t["server"]), str(t["name"]), exposed[(str(t["server"]), str(t["name"]))], t)
@@ -116,9 +118,11 @@ def resolve_figures(tools: list[Tool], names: list[NameCase], arguments: list[Ar
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("--encoder", action="store_true", help="search with the opt-in sentence encoder")
     args = parser.parse_args(argv)
     tools, queries, names, arguments = load()
-    figures = {"search": search_figures(tools, queries), **resolve_figures(tools, names, arguments)}
+    model: ModelName = "encoder" if args.encoder else "static"
+    figures = {"search": search_figures(tools, queries, model), **resolve_figures(tools, names, arguments)}
     if args.json:
         print(json.dumps(figures, indent=1))
     else:

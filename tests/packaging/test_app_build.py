@@ -72,9 +72,11 @@ def test_the_build_makes_a_onedir_app_and_a_tarball_of_it(dist: Path, app: Path)
     assert {"mcpmanager/mcpmanager", "mcpmanager/install.sh", "mcpmanager/_internal/LICENSE"} <= names
     done = run([str(app), "--version"], plain_env(dist))
     assert (done.returncode, done.stdout) == (0, f"mcpmanager {__version__}\n")
-    # Search's static vectors are in the app and load: a paraphrase sharing no word with its tool.
+    # Search's static vectors (and the opt-in encoder's weights) are in the app; the vectors load: a
+    # paraphrase sharing no word with its tool.
     data = "mcpmanager/_internal/mcpmanager/core/search/data"
-    assert {f"{data}/vectors.npy", f"{data}/vocab.txt", f"{data}/LICENSE-Apache-2.0.txt"} <= names
+    shipped = {"vectors.npy", "minilm-int8.npz", "vocab.txt", "LICENSE-Apache-2.0.txt", "NOTICE.md"}
+    assert {f"{data}/{name}" for name in shipped} <= names
     catalogue = dist / "home-tools.json"
     catalogue.write_text(json.dumps(HOME_TOOLS), encoding="utf-8")
     done = run([str(app), "search", "--catalogue", str(catalogue), "--json", "sprinkle the lawn"], plain_env(dist))

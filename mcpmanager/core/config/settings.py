@@ -15,6 +15,7 @@ from mcpmanager.core.config.options import count, flag, integer, mode, one_of, o
 NewTools = Literal["allow", "hold"]  # a tool new to a server whose tools are pinned: served, or held for review
 Approval = Literal["allow", "ask", "deny"]  # a tool's calls: forwarded, asked first, refused (core/proxy/approval.py)
 AskBefore = Literal["destructive", "all", "never"]  # which tools without an `approval` of their own are asked for
+SemanticModel = Literal["static", "encoder"]  # search's semantic side: static vectors, or the sentence encoder
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class ProxySettings:
     ask_before: AskBefore = option("destructive", one_of("destructive", "all", "never"))  # calls asked first
     approval_timeout: float = option(120.0, positive)  # seconds an asked call waits for an answer
     semantic_search: bool = option(True, flag)  # fuse BM25F with the shipped static vectors (search.md)
+    semantic_model: SemanticModel = option("static", one_of("static", "encoder"))  # "encoder": ~9 ms a query
     learn_from_use: bool = option(True, flag)  # lift tools for queries like those that led to them (discovery.md)
 
 

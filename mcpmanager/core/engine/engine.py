@@ -27,6 +27,7 @@ from mcpmanager.core.engine.advertisement import advertisement_path, remember_co
 from mcpmanager.core.engine.events import CatalogueChanged, ConfigApplied, ConfigRejected, EngineEvent
 from mcpmanager.core.proxy.router import Router
 from mcpmanager.core.proxy.suggestions import Suggestion, always_on_suggestions
+from mcpmanager.core.search.semantic import CACHE_FILES, vector_cache
 from mcpmanager.core.search.vector_cache import VectorCache
 from mcpmanager.core.signals import Signal
 from mcpmanager.core.supervisor.downstream import Downstream
@@ -45,7 +46,7 @@ from mcpmanager.core.system.process_groups import ProcessGroups, reap_left_behin
 from mcpmanager.core.tasks import spawn
 
 logger = logging.getLogger(__name__)
-SEARCH_VECTORS = "search-vectors.npz"  # tools' semantic vectors by text (core/search/vector_cache.py)
+SEARCH_VECTORS = CACHE_FILES["static"]  # tools' semantic vectors by text (core/search/vector_cache.py)
 CACHE_SAVE_DELAY = 0.5  # seconds: servers that come up together share one cache write
 PINS_FILE = "pins.json"  # approved tool definitions, beside the config file
 LEARNED_FILE = "learned.json"  # (discover query → tool called) pairs, beside the catalogue cache
@@ -95,7 +96,7 @@ class Engine:
         self.router = Router(
             self.catalogue, self.downstreams, mode or config.proxy.mode, config.synonyms, self.offerings
         )
-        self.router.use_search_vectors(self._search_vectors(config))
+        self.router.use_search_vectors(self._search_vectors(config), config.proxy.semantic_model)
         self.endpoint = "stdio"  # or the default mode's URL once serving HTTP (`listening`)
         self.events: Signal[EngineEvent] = Signal("engine events")
         self._refresh_pending = False
@@ -165,8 +166,10 @@ class Engine:
             self._run(server)
         if config.synonyms != old.synonyms:
             self.router.use_synonyms(config.synonyms)
-        if config.proxy.semantic_search != old.proxy.semantic_search:
-            self.router.use_search_vectors(self._search_vectors(config))
+        semantic = (config.proxy.semantic_search, config.proxy.semantic_model)
+        if semantic != (old.proxy.semantic_search, old.proxy.semantic_model):
+            self.router.use_search_vectors(self._search_vectors(config), config.proxy.semantic_model)
+            spawn(asyncio.to_thread(self.router.discovery.vector_job()), name="search vectors")
         self.router.learning.enabled = config.proxy.learn_from_use
         if config.proxy.new_tools != old.proxy.new_tools:
             self._review_all()  # new tools held now, or let through
@@ -300,7 +303,10 @@ class Engine:
 
     def _search_vectors(self, config: Config) -> VectorCache | None:
         """The semantic side of search, its vectors cached beside the catalogue's (None: turned off)."""
-        return VectorCache(self.paths.cache_dir / SEARCH_VECTORS) if config.proxy.semantic_search else None
+        if not config.proxy.semantic_search:
+            return None
+        model = config.proxy.semantic_model  # each model's vectors in a file of its own
+        return vector_cache(model, self.paths.cache_dir / CACHE_FILES[model])
 
     def _schedule_cache_save(self) -> None:
         """One cache write for a burst of servers listing their tools, encoded and written off the

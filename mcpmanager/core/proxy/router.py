@@ -43,7 +43,7 @@ from mcpmanager.core.resolve.names import Resolution
 from mcpmanager.core.resolve.resolver import Resolver
 from mcpmanager.core.resolve.words import fold
 from mcpmanager.core.search.index import SearchIndex
-from mcpmanager.core.search.semantic import SemanticIndex
+from mcpmanager.core.search.semantic import ModelName, SemanticIndex
 from mcpmanager.core.search.vector_cache import VectorCache
 from mcpmanager.core.supervisor.downstream import Downstream, ProgressCallback, Unavailable
 from mcpmanager.core.supervisor.lifecycle import State
@@ -68,6 +68,7 @@ class Router:
         # The semantic side of search, cached by tool text; None searches with BM25F alone (the
         # engine gives it its file, or None when the config turns it off: `use_search_vectors`).
         self.search_vectors: VectorCache | None = VectorCache()
+        self.semantic_model: ModelName = "static"  # its model (`proxy.semanticModel`); the cache is that model's
         self.discovery = Discovery(catalogue, self._search_index(), self.learning)
         self.servers = servers  # the engine's live map: servers come and go with config changes
         self._tokens: tuple[tuple[int, str], tuple[int, int]] | None = None
@@ -112,14 +113,19 @@ class Router:
         self.synonyms = synonyms
         self.discovery = Discovery(self.catalogue, self._search_index(), self.learning)
 
-    def use_search_vectors(self, vectors: VectorCache | None) -> None:
-        """Search with the semantic side cached in `vectors`, or without it (None)."""
+    def use_search_vectors(self, vectors: VectorCache | None, model: ModelName = "static") -> None:
+        """Search with the semantic side of `model` cached in `vectors` (a cache of that model's:
+        `semantic.vector_cache`), or without it (None)."""
         self.search_vectors = vectors
+        self.semantic_model = model
         self.discovery = Discovery(self.catalogue, self._search_index(), self.learning)
 
     def _search_index(self) -> SearchIndex:
         vectors = self.search_vectors
-        return SearchIndex(self.synonyms, None if vectors is None else SemanticIndex(cache=vectors))
+        if vectors is None:
+            return SearchIndex(self.synonyms, None)
+        # In the background: the engine's vector job computes tools' vectors in a thread (`vector_job`).
+        return SearchIndex(self.synonyms, SemanticIndex(cache=vectors, model=self.semantic_model, background=True))
 
     def close_listeners(self) -> None:
         """End every modern client's listen stream and release parked requests (before an HTTP

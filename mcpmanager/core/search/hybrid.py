@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from mcpmanager.core.search.document import Hit
 
-ALPHA = 0.3  # the semantic part's weight against the lexical part's 1 (tuned on half of each set)
+ALPHA = 0.3  # the static vectors' weight against the lexical part's 1 (tuned on half of each set)
 MIN_COSINE = 0.3  # a tool that shares no word with the query must be at least this near
 MIN_LIFT = 0.2  # ... and this much nearer than the catalogue's average tool
 
@@ -38,9 +38,10 @@ def fuse(
     key_of: Callable[[int], str | None],
     limit: int,
     depth: int,
+    alpha: float = ALPHA,
 ) -> list[Hit]:
     """The best `limit` tools of the fused ranking, best first; ties in BM25F's order (by exposed
-    name), then by key."""
+    name), then by key. `alpha`: the semantic part's weight (each model has its own: `semantic.Model`)."""
     if not len(cosines):
         return list(lexical[:limit])
     alive = cosines != 0.0
@@ -59,7 +60,7 @@ def fuse(
         for key in scores:
             slot = slot_of(key)
             if slot is not None:
-                scores[key] += ALPHA * (float(cosines[slot]) - mean) / spread
+                scores[key] += alpha * (float(cosines[slot]) - mean) / spread
     order = {hit.key: rank for rank, hit in enumerate(lexical)}
     ranked = sorted(scores.items(), key=lambda item: (-item[1], order.get(item[0], len(order)), item[0]))
     return [Hit(key, score) for key, score in ranked[:limit]]

@@ -105,7 +105,7 @@ class SearchIndex:
             return self.lexical(query, limit)
         depth = max(limit, DEPTH)
         hits = self.lexical(query, depth)
-        return fuse(hits, semantic.similarities(query), semantic.slot, semantic.key, limit, depth)
+        return fuse(hits, semantic.similarities(query), semantic.slot, semantic.key, limit, depth, semantic.alpha)
 
     def lexical(self, query: str, limit: int = 5) -> list[Hit]:
         """BM25F's best `limit` tools for `query`, best first; equal scores by exposed name.

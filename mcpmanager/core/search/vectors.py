@@ -16,6 +16,7 @@ cached by its text).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
 
@@ -59,8 +60,7 @@ class TokenVectors:
 
     def embed(self, text: str) -> Vector:
         """The unit vector of `text`; zeros when it has no meaningful token."""
-        words = " ".join(chunk for chunk in text[:_MAX_CHARS].split() if len(chunk) <= _MAX_CHUNK)
-        ids = np.asarray(self.wordpiece.ids(words)[:_MAX_TOKENS], dtype=np.int64)
+        ids = np.asarray(self.wordpiece.ids(trimmed(text))[:_MAX_TOKENS], dtype=np.int64)
         ids = ids[ids >= 0]
         if not len(ids):
             return np.zeros(self.dims, dtype=np.float32)
@@ -69,21 +69,33 @@ class TokenVectors:
         norm = float(np.linalg.norm(vector))
         return vector / norm if norm > 0 else vector
 
+    def embed_many(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """The vectors of `texts`, in order (one by one: each costs microseconds)."""
+        return np.stack([self.embed(text) for text in texts]) if texts else np.zeros((0, self.dims), np.float32)
+
     def meaningful(self, text: str) -> bool:
-        """Whether some word of `text` is a word the vocabulary knows: whole, or cut only at its
-        end (`invoices` is invoice + ##s). A text of words cut into fragments (`zxqv` is z ##x ##q
-        ##v, `asdf` as ##df) has only the fragments' vectors, which fall near whatever tool has
-        odd fragments of its own (`d1_query`, `chroma_cqt`): such a text means nothing here."""
-        wordpiece = self.wordpiece
-        for word in wordpiece.words(text[:_MAX_CHARS]):
-            if not word.isalpha() or word in STOP_WORDS:
-                continue
-            ids = wordpiece.word_ids(word)
-            if ids and ids[0] >= 0:
-                first = wordpiece.token(ids[0])
-                if len(ids) == 1 or (len(first) >= _MEANINGFUL_PIECE and 2 * len(first) >= len(word)):
-                    return True
-        return False
+        return meaningful(self.wordpiece, text)
+
+
+def trimmed(text: str) -> str:
+    """What of `text` a model reads: its first _MAX_CHARS characters, without data-like runs."""
+    return " ".join(chunk for chunk in text[:_MAX_CHARS].split() if len(chunk) <= _MAX_CHUNK)
+
+
+def meaningful(wordpiece: WordPiece, text: str) -> bool:
+    """Whether some word of `text` is a word the vocabulary knows: whole, or cut only at its
+    end (`invoices` is invoice + ##s). A text of words cut into fragments (`zxqv` is z ##x ##q
+    ##v, `asdf` as ##df) has only the fragments' vectors, which fall near whatever tool has
+    odd fragments of its own (`d1_query`, `chroma_cqt`): such a text means nothing here."""
+    for word in wordpiece.words(text[:_MAX_CHARS]):
+        if not word.isalpha() or word in STOP_WORDS:
+            continue
+        ids = wordpiece.word_ids(word)
+        if ids and ids[0] >= 0:
+            first = wordpiece.token(ids[0])
+            if len(ids) == 1 or (len(first) >= _MEANINGFUL_PIECE and 2 * len(first) >= len(word)):
+                return True
+    return False
 
 
 @lru_cache(maxsize=1)

@@ -16,7 +16,7 @@ from mcpmanager.core.config.settings import ProxySettings, SupervisorSettings, T
 
 SECTIONS = {"proxy": ProxySettings, "supervisor": SupervisorSettings}
 CHANGED: dict[str, Any] = {"mode": "direct", "port": 8765, "max_name_length": 40, "new_tools": "hold"}
-CHANGED.update(ask_before="all", approval="deny")
+CHANGED.update(ask_before="all", approval="deny", semantic_model="encoder")
 
 
 def other_value(field: dataclasses.Field[Any]) -> Any:
