@@ -13,6 +13,7 @@ import mcp_types as types
 from mcp import Client
 
 from mcpmanager.core.config.load import parse_config
+from mcpmanager.core.config.modes import Mode
 from mcpmanager.core.engine.engine import Engine
 from mcpmanager.core.supervisor.downstream import Downstream
 from mcpmanager.core.supervisor.lifecycle import State
@@ -25,11 +26,13 @@ BUILTINS = {"echo", "add", "fail", "slow", "sleep", "whoami", "stderr"}
 
 
 @asynccontextmanager
-async def running(home: Path, servers: dict[str, Any], **supervisor: Any) -> AsyncIterator[Engine]:
-    """An engine in direct mode over `servers`, started, and stopped on the way out."""
+async def running(
+    home: Path, servers: dict[str, Any], mode: Mode = "direct", **supervisor: Any
+) -> AsyncIterator[Engine]:
+    """An engine in `mode` over `servers`, started, and stopped on the way out."""
     document = {"mcpServers": servers, "supervisor": {**FAST, **supervisor}}
     paths = Paths.resolve(env={"MCPMANAGER_HOME": str(home)})
-    engine = Engine(parse_config(json.dumps(document), "test"), paths, "direct")
+    engine = Engine(parse_config(json.dumps(document), "test"), paths, mode)
     await engine.start()
     try:
         yield engine
@@ -216,4 +219,26 @@ async def test_only_a_name_nothing_answers_waits_for_a_starting_server(tmp_path:
             assert state_of(engine, "late") is State.STARTING  # neither waited for it
             waited = await client.call_tool("late_only", {})  # only the late server has it
             assert not waited.is_error, text_of(waited)
+            assert state_of(engine, "late") is State.READY
+
+
+async def test_a_search_that_finds_nothing_waits_for_a_starting_server(tmp_path: Path, home: Path) -> None:
+    """On a first run nothing is cached: discover_tools right after the start must not answer "no
+    tool" for a tool a server still starting is about to list. A search that finds something in
+    what is up is answered at once."""
+    garden = tmp_path / "garden.json"
+    spec = {"name": "water_garden", "description": "Turn on the garden irrigation.", "inputSchema": {"type": "object"}}
+    garden.write_text(json.dumps([spec]))
+    servers = {
+        "a": fixture("--name", "a"),
+        "late": fixture("--name", "late", "--start-delay", "6", "--tools-file", str(garden)),
+    }
+    async with running(home, servers, "discovery", startTimeout=60, startingWait=60) as engine:
+        await wait_for(lambda: state_of(engine, "a") is State.READY, 30)
+        assert state_of(engine, "late") is State.STARTING
+        async with Client(engine.router.server, mode="legacy", cache=None) as client:
+            found = await client.call_tool("discover_tools", {"query": "whoami"})  # a's: no wait
+            assert "whoami" in text_of(found) and state_of(engine, "late") is State.STARTING
+            waited = await client.call_tool("discover_tools", {"query": "irrigation for the garden"})
+            assert "water_garden" in text_of(waited), text_of(waited)
             assert state_of(engine, "late") is State.READY

@@ -75,7 +75,8 @@ class Discovery:
 
     # The meta-tools -------------------------------------------------------------------------------
 
-    def discover(self, args: dict[str, Any] | None) -> types.CallToolResult:
+    def discover(self, args: dict[str, Any] | None, unknown: str = "") -> types.CallToolResult:
+        """`unknown`: what a miss adds about servers whose tools are not known (down, starting)."""
         query = meta.argument(args, "query")
         if not isinstance(query, str) or not query.strip():
             return error_result("discover_tools needs 'query': the task in plain words.")
@@ -86,7 +87,7 @@ class Discovery:
         if not found:
             return text_result(
                 f"No tool matches {_short(query)!r}. Try broader or different words, or search_tools_regex "
-                "with part of a tool name.",
+                f"with part of a tool name.{unknown}",
                 {"query": _short(query), "tools": []},
             )
         entries = [self._entry(tool, score) for tool, score in found]

@@ -178,7 +178,12 @@ class Router:
         name, args = params.name, params.arguments
         if meta_tools and self.catalogue.get(name) is None and (meta_name := _meta_name(name)):
             if meta_name == meta.DISCOVER:
-                found = self.discovery.discover(args)
+                found = await self.starting.retry(
+                    lambda: self.discovery.discover(args, self._unknown_servers()),
+                    lambda result: bool((result.structured_content or {}).get("tools")),
+                    lambda server: self.catalogue.server_tools(server) is None,
+                    lambda: self.catalogue.generation,
+                )
                 query, keys = meta.argument(args, "query"), shown_keys(found, self.catalogue.get)
                 self.learning.discovered(session_of(ctx, self.connections), query, keys)
                 return found

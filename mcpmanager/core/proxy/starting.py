@@ -11,6 +11,7 @@ up by another server's slow start.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from typing import TypeVar
 
 import anyio
 
@@ -19,6 +20,7 @@ from mcpmanager.core.supervisor.downstream import Downstream
 from mcpmanager.core.supervisor.lifecycle import State
 
 POLL = 0.05  # seconds between looks: cheap, and only while something is starting
+T = TypeVar("T")
 
 
 class StartingServers:
@@ -43,3 +45,31 @@ class StartingServers:
             while not found() and any(True for _ in pending()):
                 await anyio.sleep(POLL)
         return True
+
+    async def retry(
+        self,
+        attempt: Callable[[], T],
+        good: Callable[[T], bool],
+        unknown: Callable[[str], bool],
+        generation: Callable[[], int],
+    ) -> T:
+        """`attempt()`, and while it finds nothing (`good`), again each time the catalogue changes
+        (`generation`) while servers whose lists are not known yet are starting: a search made
+        seconds after the engine started on a first run must not answer "no tool" for tools a
+        moment away. Bounded like `wait`."""
+        result = attempt()
+        if good(result):
+            return result
+        seen = [generation()]
+
+        def found() -> bool:
+            nonlocal result
+            if generation() == seen[0]:
+                return False
+            seen[0] = generation()
+            result = attempt()
+            return good(result)
+
+        if await self.wait(lambda: self.could_own(None, unknown), found) and not good(result):
+            result = attempt()
+        return result
