@@ -4,9 +4,10 @@
     mcpmanager install --client CLIENT [--mode discovery|direct] [--disable-served] [--dry-run] [--config P]
     mcpmanager install --client CLIENT --undo [--dry-run]
 
-CLIENT is claude-desktop, cursor, vscode, vscode-insiders or claude-code. The clients' files are
-looked for in the user's home folder (`HOME`, `USERPROFILE` on Windows) and the platform's places
-(`XDG_CONFIG_HOME`, `APPDATA`, `CLAUDE_CONFIG_DIR`); see `core/clients/locations.py`.
+CLIENT is claude-desktop, cursor, vscode, vscode-insiders, claude-code, windsurf or gemini-cli. The
+clients' files are looked for in the user's home folder (`HOME`, `USERPROFILE` on Windows) and the
+platform's places (`XDG_CONFIG_HOME`, `APPDATA`, `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`); see
+`core/clients/locations.py`.
 
 - import: prints each server added (`+`, with the name it got when its own was taken by a different
   server) or skipped (`=`, identical to one mcpmanager has); problems reading the client's files go
@@ -40,7 +41,7 @@ if TYPE_CHECKING:  # the machinery loads only when the command runs: `connect` s
     from mcpmanager.core.config.model import Config
     from mcpmanager.core.config.servers import ServerConfig
 
-CLIENT_HELP = "claude-desktop, cursor, vscode, vscode-insiders or claude-code"
+CLIENT_HELP = "claude-desktop, cursor, vscode, vscode-insiders, claude-code, windsurf or gemini-cli"
 
 
 class BadUsage(Exception):

@@ -177,7 +177,9 @@ class ClientsPage(QWidget):
         for column, title in enumerate(("Client", "Config file", "mcpmanager", "Mode", "", "", "")):
             header = QLabel(f"<b>{title}</b>")
             self.grid.addWidget(header, 0, column)
-        self.none_found = QLabel("No Claude Desktop, Cursor, VS Code or Claude Code was found on this machine.")
+        self.none_found = QLabel(
+            "No Claude Desktop, Cursor, VS Code, Claude Code, Windsurf or Gemini CLI was found on this machine."
+        )
         self.none_found.hide()
         self.disable_served = QCheckBox(
             "When installing, turn off in the client the servers mcpmanager already serves "

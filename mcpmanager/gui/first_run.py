@@ -1,7 +1,7 @@
 """The first run: mcpmanager shows its bundled demo servers at once (so a new user sees everything
 work without installing anything) and offers to bring in the servers their clients already have
-(Claude Desktop, Cursor, VS Code, Claude Code), or to keep the demo. Either way a config file is
-written and the banner goes; it is not shown again once a config exists.
+(Claude Desktop, Cursor, VS Code, Claude Code, Windsurf, Gemini CLI), or to keep the demo. Either
+way a config file is written and the banner goes; it is not shown again once a config exists.
 
 Any other change saves the config too (Servers › Add…, a tool toggled, an alias): the demo servers
 are then in the user's file beside it. The banner says so instead of "nothing is saved", and offers
@@ -46,7 +46,8 @@ class FirstRunBanner(QFrame):
         )
         if not self.found:
             text += (
-                " No Claude Desktop, Cursor, VS Code or Claude Code config was found: add servers with Servers › Add…"
+                " No Claude Desktop, Cursor, VS Code, Claude Code, Windsurf or Gemini CLI config was found:"
+                " add servers with Servers › Add…"
             )
         self.message.setText(text)
         for client in self.found:

@@ -142,7 +142,7 @@ def test_import_renames_a_taken_name_and_skips_identical_ones(mcpmanager: Runner
         (
             ["import", "--from", "emacs"],
             "mcpmanager: unknown client 'emacs' (expected one of: claude-desktop, "
-            "cursor, vscode, vscode-insiders, claude-code)",
+            "cursor, vscode, vscode-insiders, claude-code, windsurf, gemini-cli)",
         ),
         (["import", "--from", "cursor"], "mcpmanager: no Cursor config found (looked at {home}/.cursor/mcp.json)"),
         (["install", "--client", "cursor"], "mcpmanager: Cursor not found (looked at {home}/.cursor/mcp.json)"),
@@ -309,3 +309,62 @@ def test_vscode_gets_mcp_json_created_and_settings_json_untouched(mcpmanager: Ru
     assert settings.read_bytes() == original["AppData/Roaming/Code/User/settings.json"]
     assert mcpmanager("install", "--client", "vscode", "--platform", "win32", "--undo").returncode == 0
     assert not created.exists() and files_under(home) == original
+
+
+# Windsurf and Gemini CLI (samples from their documentation in tests/data/clients) ------------------
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "clients"
+
+
+@pytest.mark.parametrize(
+    ("client", "label", "relative", "added"),
+    [
+        ("gemini-cli", "Gemini CLI", ".gemini/settings.json", 7),
+        ("windsurf", "Windsurf", ".codeium/windsurf/mcp_config.json", 5),
+    ],
+)
+def test_windsurf_and_gemini_cli_import_install_and_undo(
+    mcpmanager: Runner, tmp_path: Path, client: str, label: str, relative: str, added: int
+) -> None:
+    home = tmp_path / "user"
+    path = home / relative
+    path.parent.mkdir(parents=True)
+    path.write_bytes((DATA / client / path.name).read_bytes())
+    original = files_under(home)
+    config = tmp_path / "manager" / "config.json"
+    secrets = ["FAKE-windsurf-token-0000", "ghp_FAKE0000000000000000000000000gemini", "FAKE-amap-key-0000"]
+
+    dry = mcpmanager("import", "--from", client, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    lines = dry.stdout.splitlines()
+    assert lines[0] == f"{label}: {path}" and len(lines) == added + 2
+    assert ("  + githubCopilot" if client == "gemini-cli" else "  + talaria") in lines
+    assert lines[-1] == f"{added} servers would be added to {config}. Nothing was changed (--dry-run)."
+    assert all(line.startswith(f"mcpmanager: {path}:") for line in dry.stderr.splitlines())
+    assert not config.exists() and files_under(home) == original
+
+    done = mcpmanager("import", "--from", client)
+    assert done.returncode == 0, done.stderr
+    servers = json.loads(config.read_text())["mcpServers"]
+    assert len(servers) == added and all("serverUrl" not in s and "httpUrl" not in s for s in servers.values())
+
+    preview = mcpmanager("install", "--client", client, "--disable-served", "--dry-run")
+    assert preview.returncode == 0, preview.stderr
+    assert preview.stdout.startswith(f"--- {path}\n+++ {path} (install)\n@@")
+    assert [secret for secret in secrets if secret in preview.stdout] == []
+    assert files_under(home) == original
+
+    install = mcpmanager("install", "--client", client, "--disable-served")
+    assert install.returncode == 0, install.stderr
+    [backup] = list_backups(path)
+    assert f"Installed mcpmanager in {label} ({path}), the engine's mode" in install.stdout
+    assert backup.read_bytes() == original[relative]
+    doc = parse(path)
+    command = mcpmanager_command()
+    assert doc["mcpServers"]["mcpmanager"] == {"command": command[0], "args": [*command[1:], "connect"]}  # type: ignore[index]
+    assert len(doc[STASH_KEY]) == (added if client == "gemini-cli" else added - 1)  # type: ignore[arg-type]
+
+    undo = mcpmanager("install", "--client", client, "--undo")
+    assert undo.returncode == 0, undo.stderr
+    assert f"Restored {path} byte for byte from {backup}." in undo.stdout
+    assert files_under(home) == original

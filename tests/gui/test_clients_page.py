@@ -187,3 +187,42 @@ async def test_a_broken_client_file_is_shown_and_reported_not_written(tmp_path: 
         assert page.preview is None
         vscode.target.path.write_bytes(original[".config/Code/User/mcp.json"])
         assert files_under(home) == original
+
+
+async def test_windsurf_and_gemini_cli_are_listed_installed_and_undone(tmp_path: Path, qtbot: QtBot) -> None:
+    """The page lists every client of `CLIENTS` that is found: Windsurf and Gemini CLI too (their
+    sample files, tests/data/clients); install and undo from the page keep the settings byte for byte."""
+    home = tmp_path / "user"
+    samples = Path(__file__).resolve().parents[1] / "data" / "clients"
+    for relative, sample in (
+        (".codeium/windsurf/mcp_config.json", samples / "windsurf/mcp_config.json"),
+        (".gemini/settings.json", samples / "gemini-cli/settings.json"),
+    ):
+        (home / relative).parent.mkdir(parents=True)
+        (home / relative).write_bytes(sample.read_bytes())
+    original = files_under(home)
+    gemini = home / ".gemini/settings.json"
+    async with gui_context(tmp_path / "engine", {}) as ctx:
+        page = ClientsPage(ctx, home=home, platform="linux", env={}, command=COMMAND)
+        qtbot.addWidget(page)
+        await until(lambda: len(page.rows) == 2)
+        assert [(r.target.label, r.target.path.relative_to(home).as_posix()) for r in page.rows] == [
+            ("Windsurf", ".codeium/windsurf/mcp_config.json"),
+            ("Gemini CLI", ".gemini/settings.json"),
+        ]
+        assert all(r.state.text() == "not installed" and r.import_.isEnabled() for r in page.rows)
+        row_of(page, "Gemini CLI").install.click()
+        await until(lambda: page.preview is not None and page.preview.isVisible())
+        assert page.preview is not None
+        assert '+    "mcpmanager": {' in page.preview.diff.toPlainText()
+        assert files_under(home) == original
+        page.preview.accept()
+        await until(lambda: "mcpmanager" in parse(gemini)["mcpServers"])  # type: ignore[operator]
+        assert parse(gemini)["theme"] == "Dracula"
+        await until(lambda: row_of(page, "Gemini CLI").undo.isEnabled())
+        row_of(page, "Gemini CLI").undo.click()
+        await until(lambda: page.preview is not None and page.preview.change.action == "undo")
+        assert page.preview is not None
+        page.preview.accept()
+        await until(lambda: files_under(home) == original)  # byte for byte, the backup gone
+        assert not ctx.errors.problems

@@ -14,7 +14,7 @@ from mcpmanager.core.clients.json_edit import JsonText
 from mcpmanager.core.config.modes import Mode
 from mcpmanager.core.config.secrets import Masker, config_secrets
 
-Layout = Literal["mcpServers", "vscode", "claude-code"]
+Layout = Literal["mcpServers", "vscode", "claude-code", "windsurf", "gemini"]
 
 
 InstalledMode = Literal["discovery", "direct", "default"]  # default: no --mode, the engine's
@@ -84,15 +84,16 @@ def _secrets(text: str) -> set[str]:
     def walk(value: Any) -> None:
         if isinstance(value, dict):
             args = value.get("args")
-            url = value.get("url")
             found.update(
                 config_secrets(
                     env=strings(value.get("env")),
                     headers=strings(value.get("headers")),
                     args=[a for a in args if isinstance(a, str)] if isinstance(args, list) else [],
-                    url=url if isinstance(url, str) else None,
                 )
             )
+            for key in ("url", "serverUrl", "httpUrl"):  # Windsurf's and Gemini CLI's remote-URL keys too
+                url = value.get(key)
+                found.update(config_secrets(url=url) if isinstance(url, str) else ())
             for item in value.values():
                 walk(item)
         elif isinstance(value, list):

@@ -11,9 +11,12 @@ when a mode is chosen, none to follow the engine's `proxy.mode`; the command is
   `mcp.json`. Never `settings.json`: it is JSONC with the user's comments and every other setting.
 - Claude Code: user scope, `mcpServers.mcpmanager = {"type": "stdio", "command", "args", "env": {}}`
   in `~/.claude.json` (as `claude mcp add --scope user` writes it).
+- Windsurf, Gemini CLI: `mcpServers.mcpmanager = {"command", "args"}`, as for Claude Desktop, in
+  `~/.codeium/windsurf/mcp_config.json` and in the user settings `~/.gemini/settings.json` (every
+  other setting there, and its comments, stay as they are).
 
 A client counts as present when its file exists, or its folder does (`~/.cursor`, `Code/User`,
-`Claude/`, `~/.claude`): the file is then created.
+`Claude/`, `~/.claude`, `~/.codeium/windsurf`, `~/.gemini`): the file is then created.
 
 How the file is written: the text is edited in place, never re-serialized. Only the spans that
 change are touched (a member inserted after the last one, on its own line, with the file's own
@@ -152,7 +155,7 @@ def _served(doc: dict[str, Any], target: Target, config: Config, home: Path | No
     served: dict[KeyPath, list[str]] = {}
     for section in _sections(doc, target.layout):
         entries = {k: v for k, v in object_at(doc, section).items() if k != BRIDGE_NAME}
-        for key, server in read_entries(entries, home or Path.home()).items():
+        for key, server in read_entries(entries, home or Path.home(), target.layout).items():
             if served_by(server, config) is not None:
                 served.setdefault(section, []).append(key)
     return served

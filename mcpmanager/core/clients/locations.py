@@ -9,6 +9,17 @@
   folder: `$XDG_CONFIG_HOME/Code/User/`, `~/Library/Application Support/Code/User/`,
   `%APPDATA%\\Code\\User\\` (Insiders: `Code - Insiders`).
 - Claude Code: `~/.claude.json` everywhere (`$CLAUDE_CONFIG_DIR/.claude.json` when that is set).
+- Windsurf: `~/.codeium/windsurf/mcp_config.json` everywhere (`%USERPROFILE%\\.codeium\\windsurf\\` on
+  Windows), an `mcpServers` object; a remote server has `serverUrl` (or `url`) instead of `command`,
+  over Streamable HTTP or SSE, and `${env:VAR}` is interpolated in command, args, env, serverUrl, url
+  and headers (https://docs.windsurf.com/windsurf/cascade/mcp).
+- Gemini CLI: the user settings `~/.gemini/settings.json` everywhere (`$GEMINI_CLI_HOME/.gemini/` when
+  that is set: Gemini CLI takes it for the home folder), a file of every other setting too, with an
+  `mcpServers` object: `command` (stdio), `httpUrl` (Streamable HTTP) or `url` (SSE; newer versions
+  also read `type`), and `headers`, `env`, `cwd`, `timeout`, `trust`, `includeTools`, `excludeTools`;
+  `httpUrl` comes first, then `url`, then `command`
+  (https://github.com/google-gemini/gemini-cli/blob/main/docs/tools/mcp-server.md,
+  https://geminicli.com/docs/tools/mcp-server/).
 
 `home` is the user's home folder; the environment is passed in, so every platform is tested anywhere.
 """
@@ -24,8 +35,8 @@ from pathlib import Path
 from typing import Literal
 
 # How a file keeps its servers: `mcpServers` (Claude Desktop, Cursor), VS Code's mcp.json and settings.json,
-# Claude Code's user and project scopes.
-Layout = Literal["mcpServers", "vscode", "vscode-settings", "claude-code"]
+# Claude Code's user and project scopes, Windsurf's and Gemini CLI's `mcpServers` (their own remote-URL keys).
+Layout = Literal["mcpServers", "vscode", "vscode-settings", "claude-code", "windsurf", "gemini"]
 
 
 CLIENTS = {
@@ -34,6 +45,8 @@ CLIENTS = {
     "vscode": "VS Code",
     "vscode-insiders": "VS Code Insiders",
     "claude-code": "Claude Code",
+    "windsurf": "Windsurf",
+    "gemini-cli": "Gemini CLI",
 }
 
 
@@ -74,6 +87,10 @@ def client_locations(home: Path, platform: str = sys.platform, env: Mapping[str,
         found.append(Location(client, f"{CLIENTS[client]} (settings.json)", user / "settings.json", "vscode-settings"))
     claude_code = _env_path(env, "CLAUDE_CONFIG_DIR") or home
     found.append(Location("claude-code", CLIENTS["claude-code"], claude_code / ".claude.json", "claude-code"))
+    windsurf = home / ".codeium" / "windsurf" / "mcp_config.json"
+    found.append(Location("windsurf", CLIENTS["windsurf"], windsurf, "windsurf"))
+    gemini = (_env_path(env, "GEMINI_CLI_HOME") or home) / ".gemini" / "settings.json"
+    found.append(Location("gemini-cli", CLIENTS["gemini-cli"], gemini, "gemini"))
     return found
 
 

@@ -30,6 +30,14 @@ How the formats are read:
   different one, it is imported as `<name>-<project folder>` with a problem, so both are kept.
   (Inside a project Claude Code prefers the local one; mcpmanager is not inside any project, so the
   user-scope server keeps the plain name.)
+- Windsurf: `serverUrl` is read as `url` (when both are written, `serverUrl`, with a problem if they
+  differ); with no `type`, as for Cursor, the URL is read as Streamable HTTP.
+- Gemini CLI: `httpUrl` is a Streamable HTTP server; `url` is one too when `type` says `http`, and
+  SSE when it says `sse` or nothing (as Gemini CLI's documentation has it; newer versions try
+  Streamable HTTP first: a problem says so). `httpUrl` comes before `url`, and either before
+  `command`, as in Gemini CLI (a problem names what is not read). Its `$VAR` and `%VAR%` in `env`
+  values are left as written with a problem, like `${…}`. `timeout`, `trust`, `includeTools`,
+  `excludeTools` and the like are not mcpmanager's: ignored, as every client's unknown keys.
 """
 
 from __future__ import annotations
@@ -51,6 +59,7 @@ from mcpmanager.core.config.names import SERVER_NAME, usable_name
 from mcpmanager.core.config.servers import ServerConfig, StdioServerConfig
 
 _VARIABLE = re.compile(r"\$\{([^}]*)\}")
+_GEMINI_VARIABLE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%")  # also Gemini CLI's in env
 
 
 @dataclass(frozen=True)
@@ -94,6 +103,7 @@ class _FileReader:
         self.duplicates: list[KeyPath] = []
         self.reserved: set[str] = set()
         self.inputs: dict[str, str] = {}  # VS Code input id → description
+        self.layout: Layout = "mcpServers"
 
     def problem(self, path: KeyPath, reason: str, *, at_key: bool = False, key: str | None = None) -> None:
         """`<file>[:line:col]: key.path: reason`, like the config file's own errors."""
@@ -106,6 +116,7 @@ class _FileReader:
         self.problems.append(f"{where}: {rendered}: {reason}" if rendered else f"{where}: {reason}")
 
     def read(self, layout: Layout) -> list[ServerConfig]:
+        self.layout = layout
         doc = self._load()
         if doc is None:
             return []
@@ -207,8 +218,9 @@ class _FileReader:
         return server
 
     def _normalise(self, path: KeyPath, entry: dict[str, Any]) -> dict[str, Any]:
-        """What the clients accept beyond mcpmanager's format: scalar env values, `envFile`."""
-        entry = dict(entry)
+        """What the clients accept beyond mcpmanager's format: scalar env values, `envFile`, the
+        remote-URL keys of Windsurf and Gemini CLI."""
+        entry = self._remote_url(path, dict(entry))
         env = entry.get("env")
         if isinstance(env, dict):
             kept: dict[str, Any] = {}
@@ -230,6 +242,33 @@ class _FileReader:
                 entry["env"] = {**from_file, **(written if isinstance(written, dict) else {})}
         elif env_file is not None:
             self.problem((*path, "envFile"), "expected a path (a string) to a file of KEY=VALUE lines")
+        return entry
+
+    def _remote_url(self, path: KeyPath, entry: dict[str, Any]) -> dict[str, Any]:
+        """Windsurf's `serverUrl`, Gemini CLI's `httpUrl` and `url`, as mcpmanager's `url` and `type`."""
+        if self.layout == "windsurf" and "serverUrl" in entry:
+            server_url = entry.pop("serverUrl")
+            if "url" in entry and entry["url"] != server_url:
+                self.problem((*path, "url"), "not read: serverUrl is written too, and comes first")
+            entry["url"] = server_url
+        elif self.layout == "gemini" and ("httpUrl" in entry or "url" in entry):
+            ignored = [key for key in ("url", "command") if key in entry]
+            if "httpUrl" in entry:
+                for key in ignored:
+                    del entry[key]
+                entry["url"], entry["type"] = entry.pop("httpUrl"), "http"
+            else:
+                ignored.remove("url")
+                entry.pop("command", None)
+                if "type" not in entry:
+                    entry["type"] = "sse"
+                    self.problem(
+                        (*path, "url"),
+                        "read as SSE, as Gemini CLI's documentation has it (newer Gemini CLI tries Streamable "
+                        'HTTP first): if the server speaks Streamable HTTP, make its type "http" in mcpmanager',
+                    )
+            for key in ignored:
+                self.problem((*path, key), "not read: Gemini CLI uses httpUrl before url, and a URL before command")
         return entry
 
     def _env_file(self, path: KeyPath, written: str) -> dict[str, str]:
@@ -284,6 +323,9 @@ class _FileReader:
                 f"needs input {input_id!r}{about}, which the client asks for when it starts the server; "
                 "imported as written: enter the value in mcpmanager",
             )
+        if self.layout == "gemini" and isinstance(server, StdioServerConfig):
+            env = server.env.values()
+            others += list(dict.fromkeys(m.group(0) for text in env for m in _GEMINI_VARIABLE.finditer(text)))
         if others:
             self.problem(path, f"uses {', '.join(others)}: left as written (mcpmanager does not expand them)")
 

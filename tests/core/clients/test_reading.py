@@ -149,6 +149,8 @@ def test_every_location_is_listed_even_when_absent(tmp_path: Path) -> None:
         ("vscode-insiders", ".config/Code - Insiders/User/mcp.json", "vscode"),
         ("vscode-insiders", ".config/Code - Insiders/User/settings.json", "vscode-settings"),
         ("claude-code", ".claude.json", "claude-code"),
+        ("windsurf", ".codeium/windsurf/mcp_config.json", "windsurf"),
+        ("gemini-cli", ".gemini/settings.json", "gemini"),
     ]
 
 
