@@ -4,9 +4,9 @@
     mcpmanager install --client CLIENT [--mode discovery|direct] [--disable-served] [--dry-run] [--config P]
     mcpmanager install --client CLIENT --undo [--dry-run]
 
-CLIENT is claude-desktop, cursor, vscode, vscode-insiders, claude-code, windsurf or gemini-cli. The
-clients' files are looked for in the user's home folder (`HOME`, `USERPROFILE` on Windows) and the
-platform's places (`XDG_CONFIG_HOME`, `APPDATA`, `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`); see
+CLIENT is claude-desktop, cursor, vscode, vscode-insiders, claude-code, windsurf, gemini-cli or codex.
+The clients' files are looked for in the user's home folder (`HOME`, `USERPROFILE` on Windows) and
+the platform's places (`XDG_CONFIG_HOME`, `APPDATA`, `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`, `CODEX_HOME`); see
 `core/clients/locations.py`.
 
 - import: prints each server added (`+`, with the name it got when its own was taken by a different
@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # the machinery loads only when the command runs: `connect` s
     from mcpmanager.core.config.model import Config
     from mcpmanager.core.config.servers import ServerConfig
 
-CLIENT_HELP = "claude-desktop, cursor, vscode, vscode-insiders, claude-code, windsurf or gemini-cli"
+CLIENT_HELP = "claude-desktop, cursor, vscode, vscode-insiders, claude-code, windsurf, gemini-cli or codex"
 
 
 class BadUsage(Exception):
@@ -238,9 +238,10 @@ def _do(change: Change, dry_run: bool) -> None:
         kept = f"backup of the file before: {backup}" if backup else f"{target.path} is new"
         print(f"Installed mcpmanager in {where}, {_mode(change)} ({kept}).")
         if change.moved:
+            kept = "enabled = false" if target.layout == "codex" else f'kept under "{STASH_KEY}"'
             print(
                 f"Turned off there, since mcpmanager serves them: {', '.join(change.moved)} "
-                f'(kept under "{STASH_KEY}"; --undo puts them back).'
+                f"({kept}; --undo puts them back)."
             )
         print(f"Restart {target.label} to load it. `mcpmanager install --client {target.client} --undo` reverts this.")
     elif change.exact:

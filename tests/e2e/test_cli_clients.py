@@ -142,7 +142,7 @@ def test_import_renames_a_taken_name_and_skips_identical_ones(mcpmanager: Runner
         (
             ["import", "--from", "emacs"],
             "mcpmanager: unknown client 'emacs' (expected one of: claude-desktop, "
-            "cursor, vscode, vscode-insiders, claude-code, windsurf, gemini-cli)",
+            "cursor, vscode, vscode-insiders, claude-code, windsurf, gemini-cli, codex)",
         ),
         (["import", "--from", "cursor"], "mcpmanager: no Cursor config found (looked at {home}/.cursor/mcp.json)"),
         (["install", "--client", "cursor"], "mcpmanager: Cursor not found (looked at {home}/.cursor/mcp.json)"),
@@ -368,3 +368,67 @@ def test_windsurf_and_gemini_cli_import_install_and_undo(
     assert undo.returncode == 0, undo.stderr
     assert f"Restored {path} byte for byte from {backup}." in undo.stdout
     assert files_under(home) == original
+
+
+# Codex (TOML; sample from its documentation in tests/data/clients/codex) ----------------------------
+
+
+def test_codex_import_install_disable_served_and_undo(mcpmanager: Runner, tmp_path: Path) -> None:
+    import tomllib
+
+    home = tmp_path / "user"
+    path = home / ".codex" / "config.toml"
+    path.parent.mkdir(parents=True)
+    path.write_bytes((DATA / "codex" / "config.toml").read_bytes())
+    original = files_under(home)
+    config = tmp_path / "manager" / "config.json"
+    secrets = ["ghp_FAKE00000000000000000000000000codex", "FAKE-linear-token-0000"]
+
+    dry = mcpmanager("import", "--from", "codex", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    lines = dry.stdout.splitlines()
+    assert lines[0] == f"Codex: {path}" and "  + docs-search" in lines and len(lines) == 6 + 2
+    assert lines[-1] == f"6 servers would be added to {config}. Nothing was changed (--dry-run)."
+    assert dry.stderr.splitlines()[0] == (
+        f"mcpmanager: {path}:16: mcp_servers.github.env_vars: variables Codex forwards from its own environment; "
+        "not read (add them to env in mcpmanager)"
+    )
+    assert not [s for s in secrets if s in dry.stderr] and not config.exists() and files_under(home) == original
+
+    assert mcpmanager("import", "--from", "codex").returncode == 0
+    assert list(json.loads(config.read_text())["mcpServers"]) == [
+        "context7",
+        "github",
+        "docs-search",
+        "figma",
+        "linear",
+        "time",
+    ]
+
+    preview = mcpmanager("install", "--client", "codex", "--disable-served", "--dry-run")
+    assert preview.returncode == 0, preview.stderr
+    assert preview.stdout.startswith(f"--- {path}\n+++ {path} (install)\n@@")
+    assert "+enabled = false  # turned off by mcpmanager install" in preview.stdout
+    assert [s for s in secrets if s in preview.stdout] == [] and files_under(home) == original
+
+    install = mcpmanager("install", "--client", "codex", "--disable-served")
+    assert install.returncode == 0, install.stderr
+    [backup] = list_backups(path)
+    assert f"Installed mcpmanager in Codex ({path}), the engine's mode" in install.stdout
+    turned_off = "Turned off there, since mcpmanager serves them: context7, github, docs search, figma, time"
+    assert f"{turned_off} (enabled = false; --undo puts them back)." in install.stdout
+    assert backup.read_bytes() == original[".codex/config.toml"]
+    doc = tomllib.loads(path.read_text())
+    command = mcpmanager_command()
+    assert doc["mcp_servers"]["mcpmanager"] == {"command": command[0], "args": [*command[1:], "connect"]}
+    assert [n for n, s in doc["mcp_servers"].items() if s.get("enabled", True)] == ["mcpmanager"]
+
+    undo = mcpmanager("install", "--client", "codex", "--undo")
+    assert undo.returncode == 0, undo.stderr
+    assert f"Restored {path} byte for byte from {backup}." in undo.stdout
+    assert files_under(home) == original
+
+    path.write_bytes(original[".codex/config.toml"].replace(b'command = "npx"', b"command = npx"))
+    broken = mcpmanager("install", "--client", "codex")
+    assert broken.returncode == 2 and broken.stderr.startswith(f"mcpmanager: {path}:11:11: invalid TOML: ")
+    assert broken.stderr.rstrip().endswith("; not changed") and list_backups(path) == []

@@ -226,3 +226,33 @@ async def test_windsurf_and_gemini_cli_are_listed_installed_and_undone(tmp_path:
         page.preview.accept()
         await until(lambda: files_under(home) == original)  # byte for byte, the backup gone
         assert not ctx.errors.problems
+
+
+async def test_codex_is_listed_installed_and_undone(tmp_path: Path, qtbot: QtBot) -> None:
+    """Codex's TOML file (tests/data/clients/codex): listed, installed from the page with its table
+    appended, undone byte for byte."""
+    home = tmp_path / "user"
+    path = home / ".codex/config.toml"
+    path.parent.mkdir(parents=True)
+    path.write_bytes((Path(__file__).resolve().parents[1] / "data/clients/codex/config.toml").read_bytes())
+    original = files_under(home)
+    async with gui_context(tmp_path / "engine", {}) as ctx:
+        page = ClientsPage(ctx, home=home, platform="linux", env={}, command=COMMAND)
+        qtbot.addWidget(page)
+        await until(lambda: len(page.rows) == 1)
+        assert [(r.target.label, r.target.path) for r in page.rows] == [("Codex", path)]
+        row_of(page, "Codex").install.click()
+        await until(lambda: page.preview is not None and page.preview.isVisible())
+        assert page.preview is not None
+        assert "+[mcp_servers.mcpmanager]" in page.preview.diff.toPlainText()
+        assert "ghp_FAKE00000000000000000000000000codex" not in page.preview.diff.toPlainText()
+        page.preview.accept()
+        await until(lambda: "[mcp_servers.mcpmanager]" in path.read_text())
+        assert path.read_bytes().startswith(original[".codex/config.toml"])
+        await until(lambda: row_of(page, "Codex").undo.isEnabled())
+        row_of(page, "Codex").undo.click()
+        await until(lambda: page.preview is not None and page.preview.change.action == "undo")
+        assert page.preview is not None
+        page.preview.accept()
+        await until(lambda: files_under(home) == original)
+        assert not ctx.errors.problems

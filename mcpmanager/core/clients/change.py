@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +15,7 @@ from mcpmanager.core.clients.json_edit import JsonText
 from mcpmanager.core.config.modes import Mode
 from mcpmanager.core.config.secrets import Masker, config_secrets
 
-Layout = Literal["mcpServers", "vscode", "claude-code", "windsurf", "gemini"]
+Layout = Literal["mcpServers", "vscode", "claude-code", "windsurf", "gemini", "codex"]
 
 
 InstalledMode = Literal["discovery", "direct", "default"]  # default: no --mode, the engine's
@@ -76,7 +77,10 @@ def _secrets(text: str) -> set[str]:
     try:
         doc = JsonText(text, "  ").value() if text.strip() else {}
     except json.JSONDecodeError:
-        return found
+        try:
+            doc = tomllib.loads(text)  # Codex's config.toml: its `[mcp_servers.NAME]` tables
+        except tomllib.TOMLDecodeError:
+            return found
 
     def strings(value: Any) -> dict[str, str]:
         return {k: v for k, v in value.items() if isinstance(v, str)} if isinstance(value, Mapping) else {}
@@ -87,7 +91,7 @@ def _secrets(text: str) -> set[str]:
             found.update(
                 config_secrets(
                     env=strings(value.get("env")),
-                    headers=strings(value.get("headers")),
+                    headers=strings(value.get("headers")) | strings(value.get("http_headers")),
                     args=[a for a in args if isinstance(a, str)] if isinstance(args, list) else [],
                 )
             )

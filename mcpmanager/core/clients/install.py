@@ -14,9 +14,12 @@ when a mode is chosen, none to follow the engine's `proxy.mode`; the command is
 - Windsurf, Gemini CLI: `mcpServers.mcpmanager = {"command", "args"}`, as for Claude Desktop, in
   `~/.codeium/windsurf/mcp_config.json` and in the user settings `~/.gemini/settings.json` (every
   other setting there, and its comments, stay as they are).
+- Codex: a `[mcp_servers.mcpmanager]` table (`command`, `args`) appended to `~/.codex/config.toml`;
+  `--disable-served` writes Codex's own `enabled = false` into each served server's table
+  (`codex_install`).
 
 A client counts as present when its file exists, or its folder does (`~/.cursor`, `Code/User`,
-`Claude/`, `~/.claude`, `~/.codeium/windsurf`, `~/.gemini`): the file is then created.
+`Claude/`, `~/.claude`, `~/.codeium/windsurf`, `~/.gemini`, `~/.codex`): the file is then created.
 
 How the file is written: the text is edited in place, never re-serialized. Only the spans that
 change are touched (a member inserted after the last one, on its own line, with the file's own
@@ -51,6 +54,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
+from mcpmanager.core.clients import codex_install
 from mcpmanager.core.clients.backups import list_backups
 from mcpmanager.core.clients.change import Change, InstalledMode, Layout, Target, TargetState
 from mcpmanager.core.clients.client_file import decode, label, object_at, parse, read_file
@@ -129,6 +133,9 @@ def plan_install(
 ) -> Change:
     """What installing would write (the preview); reads only. `config` is mcpmanager's, to find the
     servers it already serves (needed for `disable_served`)."""
+    if target.layout == "codex":  # TOML, edited as text by its own module
+        entry = bridge_entry(target.layout, command, mode)
+        return codex_install.plan_install(target, entry, mode, config=config, disable_served=disable_served, home=home)
     before = read_file(target.path)
     text = decode(before, target.path) if before is not None else None
     doc = parse(text, target.path)
@@ -204,6 +211,8 @@ def _settings_notes(target: Target, config: Config, home: Path | None) -> list[s
 
 def plan_undo(target: Target) -> Change:
     """What undoing the last install would write (see the module docstring); reads only."""
+    if target.layout == "codex":
+        return codex_install.plan_undo(target)
     before = read_file(target.path)
     if before is None:
         return Change(target, "undo", None, None, notes=(f"{target.path} does not exist: nothing to undo",))
@@ -281,6 +290,8 @@ def _surgical_undo(
 def inspect(target: Target, config: Config | None = None, home: Path | None = None) -> TargetState:
     """Whether mcpmanager is installed in `target` and in which mode, what it turned off there, and
     which servers there mcpmanager also serves. Never raises for what is in the file."""
+    if target.layout == "codex":
+        return codex_install.inspect(target, installed_mode, config)
     try:
         before = read_file(target.path)
         doc = parse(decode(before, target.path) if before is not None else None, target.path)

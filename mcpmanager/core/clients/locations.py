@@ -20,6 +20,16 @@
   `httpUrl` comes first, then `url`, then `command`
   (https://github.com/google-gemini/gemini-cli/blob/main/docs/tools/mcp-server.md,
   https://geminicli.com/docs/tools/mcp-server/).
+- Codex (OpenAI's Codex CLI, its IDE extension and app share it): `~/.codex/config.toml` everywhere
+  (`%USERPROFILE%\\.codex\\` on Windows), `$CODEX_HOME/config.toml` when `CODEX_HOME` is set (Codex's
+  home folder, `~/.codex` by default), a TOML file of every other setting too (`model`,
+  `approval_policy`, `[profiles.NAME]`…) with one `[mcp_servers.NAME]` table per server: `command`,
+  `args`, `env`, `env_vars`, `cwd` (stdio) or `url` (Streamable HTTP), `bearer_token_env_var`,
+  `http_headers`, `env_http_headers`, and `startup_timeout_sec`, `tool_timeout_sec`, `enabled`
+  (false: off, kept), `required`, `enabled_tools`, `disabled_tools`. A trusted project's
+  `.codex/config.toml` is a layer of the project, not the user's: not read
+  (https://developers.openai.com/codex/mcp, https://developers.openai.com/codex/config-basic,
+  https://developers.openai.com/codex/config-reference; openai/codex `docs/config.md`).
 
 `home` is the user's home folder; the environment is passed in, so every platform is tested anywhere.
 """
@@ -35,8 +45,9 @@ from pathlib import Path
 from typing import Literal
 
 # How a file keeps its servers: `mcpServers` (Claude Desktop, Cursor), VS Code's mcp.json and settings.json,
-# Claude Code's user and project scopes, Windsurf's and Gemini CLI's `mcpServers` (their own remote-URL keys).
-Layout = Literal["mcpServers", "vscode", "vscode-settings", "claude-code", "windsurf", "gemini"]
+# Claude Code's user and project scopes, Windsurf's and Gemini CLI's `mcpServers` (their own remote-URL keys),
+# Codex's TOML `[mcp_servers.NAME]` tables.
+Layout = Literal["mcpServers", "vscode", "vscode-settings", "claude-code", "windsurf", "gemini", "codex"]
 
 
 CLIENTS = {
@@ -47,6 +58,7 @@ CLIENTS = {
     "claude-code": "Claude Code",
     "windsurf": "Windsurf",
     "gemini-cli": "Gemini CLI",
+    "codex": "Codex",
 }
 
 
@@ -91,6 +103,8 @@ def client_locations(home: Path, platform: str = sys.platform, env: Mapping[str,
     found.append(Location("windsurf", CLIENTS["windsurf"], windsurf, "windsurf"))
     gemini = (_env_path(env, "GEMINI_CLI_HOME") or home) / ".gemini" / "settings.json"
     found.append(Location("gemini-cli", CLIENTS["gemini-cli"], gemini, "gemini"))
+    codex = (_env_path(env, "CODEX_HOME") or home / ".codex") / "config.toml"
+    found.append(Location("codex", CLIENTS["codex"], codex, "codex"))
     return found
 
 

@@ -38,6 +38,8 @@ How the formats are read:
   `command`, as in Gemini CLI (a problem names what is not read). Its `$VAR` and `%VAR%` in `env`
   values are left as written with a problem, like `${…}`. `timeout`, `trust`, `includeTools`,
   `excludeTools` and the like are not mcpmanager's: ignored, as every client's unknown keys.
+- Codex: its `config.toml` is TOML, read by `codex_toml` (with `tomllib`; a file that does not parse
+  gives one problem with its line and column).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from mcpmanager.core.clients import codex_toml
 from mcpmanager.core.clients.locations import CLIENTS, Layout, client_locations
 from mcpmanager.core.config.json_text import KeyPath, clean_jsonc, json_kind, line_column, render, scan
 from mcpmanager.core.config.load import parse_config
@@ -88,9 +91,23 @@ def read_client_config(
     client: str, path: Path, layout: Layout, *, label: str | None = None, home: Path | None = None
 ) -> ClientConfig:
     """Read one client config file; never raises for what is in it (see the module docstring)."""
+    if layout == "codex":  # TOML: read by its own module
+        return _read_codex(client, path, label)
     reader = _FileReader(path, home or Path.home())
     servers = reader.read(layout)
     return ClientConfig(client, label or CLIENTS.get(client, client), path, servers, reader.problems)
+
+
+def _read_codex(client: str, path: Path, label: str | None) -> ClientConfig:
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except OSError as exc:
+        return ClientConfig(client, label or CLIENTS.get(client, client), path, [], [f"{path}: cannot read: {exc}"])
+    except UnicodeDecodeError as exc:
+        problem = f"{path}: not UTF-8 text (bad byte at offset {exc.start})"
+        return ClientConfig(client, label or CLIENTS.get(client, client), path, [], [problem])
+    servers, problems = codex_toml.read_servers(text, path)
+    return ClientConfig(client, label or CLIENTS.get(client, client), path, servers, problems)
 
 
 class _FileReader:

@@ -37,6 +37,7 @@ async def listen_for_changes(
     client: Client, subscriptions: Callable[[], list[str]], relisten: asyncio.Event, changes: Changes
 ) -> None:
     """Listen until cancelled; `relisten` set means the subscription set changed."""
+    first = True
     while True:
         relisten.clear()
         async with anyio.create_task_group() as tg:
@@ -47,13 +48,18 @@ async def listen_for_changes(
 
             tg.start_soon(restart_on_change)
             try:
-                await _listen_once(client, subscriptions(), changes)
+                await _listen_once(client, subscriptions(), changes, catch_up=first)
             except Exception as exc:  # a server without listen support still works, it just can't notify
                 logger.debug("listen stream ended: %s", exc)
+            first = False
             await relisten.wait()
 
 
-async def _listen_once(client: Client, uris: list[str], changes: Changes) -> None:
+async def _listen_once(client: Client, uris: list[str], changes: Changes, catch_up: bool = False) -> None:
+    """`catch_up`: the connection's first stream. The server announces changes only to a stream
+    that is open, and the lists were read before this one was: a change made in between (a server
+    that adds a tool right after it started) was told to nobody, so the lists are read again once
+    the stream stands."""
     capabilities = client.server_capabilities
     resources = capabilities.resources is not None
     async with client.listen(
@@ -63,6 +69,9 @@ async def _listen_once(client: Client, uris: list[str], changes: Changes) -> Non
         resource_subscriptions=uris if resources else (),
     ) as subscription:
         changes.listening(frozenset(uris if resources else ()))  # the server acknowledged the filter
+        if catch_up:
+            changes.tools()
+            changes.offers()
         async for event in subscription:
             if isinstance(event, ToolsListChanged):
                 changes.tools()

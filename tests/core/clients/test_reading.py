@@ -151,6 +151,7 @@ def test_every_location_is_listed_even_when_absent(tmp_path: Path) -> None:
         ("claude-code", ".claude.json", "claude-code"),
         ("windsurf", ".codeium/windsurf/mcp_config.json", "windsurf"),
         ("gemini-cli", ".gemini/settings.json", "gemini"),
+        ("codex", ".codex/config.toml", "codex"),
     ]
 
 
