@@ -52,7 +52,7 @@ from mcpmanager.core.clients.install import (
     plan_install,
     plan_undo,
 )
-from mcpmanager.core.clients.locations import CLIENTS
+from mcpmanager.core.clients.locations import CLIENTS, client_names
 from mcpmanager.core.config.model import Config, ConfigError
 from mcpmanager.core.config.modes import DEFAULT_MODE, MODES, Mode, is_mode
 from mcpmanager.core.engine.control import ControlError
@@ -177,9 +177,7 @@ class ClientsPage(QWidget):
         for column, title in enumerate(("Client", "Config file", "mcpmanager", "Mode", "", "", "")):
             header = QLabel(f"<b>{title}</b>")
             self.grid.addWidget(header, 0, column)
-        self.none_found = QLabel(
-            "No Claude Desktop, Cursor, VS Code, Claude Code, Windsurf or Gemini CLI was found on this machine."
-        )
+        self.none_found = QLabel(f"No {client_names()} was found on this machine.")
         self.none_found.hide()
         self.disable_served = QCheckBox(
             "When installing, turn off in the client the servers mcpmanager already serves "

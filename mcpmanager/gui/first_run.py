@@ -1,6 +1,6 @@
 """The first run: mcpmanager shows its bundled demo servers at once (so a new user sees everything
 work without installing anything) and offers to bring in the servers their clients already have
-(Claude Desktop, Cursor, VS Code, Claude Code, Windsurf, Gemini CLI), or to keep the demo. Either
+(every client of `core/clients/locations.CLIENTS`), or to keep the demo. Either
 way a config file is written and the banner goes; it is not shown again once a config exists.
 
 Any other change saves the config too (Servers › Add…, a tool toggled, an alias): the demo servers
@@ -14,6 +14,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
+from mcpmanager.core.clients.locations import client_names
 from mcpmanager.core.clients.reading import ClientConfig, find_client_configs
 from mcpmanager.gui.context import GuiContext
 
@@ -45,10 +46,7 @@ class FirstRunBanner(QFrame):
             f"everything work. Nothing is saved until you choose: bring in your own servers, or keep these."
         )
         if not self.found:
-            text += (
-                " No Claude Desktop, Cursor, VS Code, Claude Code, Windsurf or Gemini CLI config was found:"
-                " add servers with Servers › Add…"
-            )
+            text += f" No {client_names()} config was found: add servers with Servers › Add…"
         self.message.setText(text)
         for client in self.found:
             count = len(client.servers)

@@ -82,7 +82,7 @@ async def test_keeping_the_demo_writes_it_and_no_clients_is_said(tmp_path: Path,
     async with first_run(tmp_path) as ctx:
         banner = FirstRunBanner(ctx, home=tmp_path / "empty-home")
         qtbot.addWidget(banner)
-        assert "No Claude Desktop, Cursor, VS Code, Claude Code, Windsurf or Gemini CLI config was found" in (
+        assert "No Claude Desktop, Cursor, VS Code, Claude Code, Windsurf, Gemini CLI or Codex config was found" in (
             banner.message.text()
         )
         assert [b.text() for b in banner.buttons] == ["Keep the demo servers"]

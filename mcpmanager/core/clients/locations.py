@@ -62,6 +62,12 @@ CLIENTS = {
 }
 
 
+def client_names(joiner: str = "or") -> str:
+    """The clients by name, for a sentence: "Claude Desktop, Cursor, … or Codex" (VS Code once)."""
+    names = list(dict.fromkeys(label for key, label in CLIENTS.items() if key != "vscode-insiders"))
+    return f"{', '.join(names[:-1])} {joiner} {names[-1]}"
+
+
 @dataclass(frozen=True)
 class Location:
     """Where a client keeps its servers (the file may not exist)."""
