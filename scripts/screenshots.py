@@ -52,6 +52,11 @@ OUT = ROOT / "docs" / "screenshots"
 PUBLISHED = ROOT / ".cache" / "published" / "config.json"
 FIXTURE = ROOT / "tests" / "fixtures" / "servers" / "fixture_server.py"
 CLIENT_CONFIGS = ROOT / "tests" / "fixtures" / "client_configs" / "formats"
+MORE_CLIENTS = (
+    ("windsurf/mcp_config.json", ".codeium/windsurf/mcp_config.json"),
+    ("gemini-cli/settings.json", ".gemini/settings.json"),
+    ("codex/config.toml", ".codex/config.toml"),
+)
 CRASHING = (
     'echo "weather-mcp 0.4.1 starting" >&2; echo "loading settings from ~/.config/weather-mcp" >&2; '
     'echo "Error: OPENWEATHER_API_KEY is not set; get one at openweathermap.org and put it in env" >&2; exit 1'
@@ -506,6 +511,32 @@ async def drive_learned(manager: Manager) -> None:
         manager.quit.set()
 
 
+def make_demo_config(home: Path) -> Path:
+    """The demo servers alone."""
+    demo = demo_config(Paths.resolve(env={"MCPMANAGER_HOME": str(home)})).document["mcpServers"]
+    config = home / "config.json"
+    config.write_text(json.dumps({"mcpServers": demo}, indent=2))
+    return config
+
+
+async def drive_more_clients(manager: Manager) -> None:
+    """The Clients page with every client found, the three added for issue 18 among them (their
+    sample files from the tests, under HOME: see main)."""
+    try:
+        await manager.started.wait()
+        window = manager.window
+        assert window is not None
+        window.resize(1280, 800)
+        window.move(0, 0)
+        clients = window.clients
+        clients.command = [str(Path.home() / ".local" / "bin" / "mcpmanager")]  # as a pipx install
+        window.show_page(clients)
+        await settle(2.0)
+        await capture("clients-more.png", window)
+    finally:
+        manager.quit.set()
+
+
 SCENES = {
     "tour": (make_config, drive),
     "failing-start": (make_failing_config, drive_failing_start),
@@ -514,6 +545,7 @@ SCENES = {
     "approval": (make_approval_config, drive_approval),
     "sign-in": (make_sign_in_config, drive_sign_in),
     "learned": (make_learned_config, drive_learned),
+    "more-clients": (make_demo_config, drive_more_clients),
 }
 
 
@@ -529,6 +561,9 @@ def main(argv: list[str]) -> int:
         home = Path(folder)
         user = home / "user"
         shutil.copytree(CLIENT_CONFIGS, user)
+        for sample, place in MORE_CLIENTS:  # Windsurf, Gemini CLI and Codex, from the tests' samples
+            (user / place).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(ROOT / "tests" / "data" / "clients" / sample, user / place)
         os.environ["HOME"] = str(user)  # the Clients page looks for client configs under HOME
         paths = Paths.resolve(config_file=make(home), env={"MCPMANAGER_HOME": str(home)})
         funnel = ErrorFunnel()

@@ -14,7 +14,7 @@ xvfb=$!
 trap 'kill "$xvfb" 2>/dev/null' EXIT
 sleep 1
 scenes=("$@")  # scripts/screenshots.py's scenes; all of them when none is named
-[ ${#scenes[@]} -gt 0 ] || scenes=(tour failing-start pins-diff approval keyring sign-in learned)
+[ ${#scenes[@]} -gt 0 ] || scenes=(tour failing-start pins-diff approval keyring sign-in learned more-clients)
 for scene in "${scenes[@]}"; do  # one process each: one app, one engine, one config per scene
   DISPLAY="$display" QT_QPA_PLATFORM=xcb .venv/bin/python scripts/screenshots.py "$scene"
 done
