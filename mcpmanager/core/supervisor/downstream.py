@@ -321,6 +321,8 @@ class Downstream(ClientWishes):
                 with anyio.fail_after(self.start_timeout):
                     tools = await self._list_tools(client)
             except Exception as exc:
+                if self._ending():
+                    return  # the process is going: its exit, not this, is the news (and its last words)
                 self.log.note(f"refetching tools after list_changed failed: {self._explain(exc)}")
                 continue
             self._set_tools(tools)
@@ -332,9 +334,16 @@ class Downstream(ClientWishes):
                 with anyio.fail_after(self.start_timeout):
                     found = await list_offers(client, self.log.note)
             except TimeoutError:
+                if self._ending():
+                    return
                 self.log.note(f"listing prompts and resources took over {self.start_timeout:g} s")
                 continue
             self._set_offers(found)
+
+    def _ending(self) -> bool:
+        """Whether the process closed its output or exited: a request that failed then failed for that."""
+        process = self.process
+        return process is not None and (process.closed.is_set() or process.exited.is_set())
 
     def _set_offers(self, found: dict[str, list[Listed]]) -> None:
         self._listener(OffersChanged(self.name, found["prompts"], found["resources"], found["templates"]))
