@@ -231,6 +231,20 @@ def accepts(prop: Any, value: Any) -> bool:
         return False
 
 
+def readable(passed: str, value: Any) -> bool:
+    """Whether a passed name may be read by what it holds at all: not a flag (a boolean's meaning is
+    its exact name), not a bare identifier (an id is not named by prose), not a name of no words."""
+    return not isinstance(value, bool) and bool(words(passed)) and not set(words(passed)) <= ID_WORDS
+
+
+def named_by_several(passed: str, properties: Mapping[str, Any]) -> bool:
+    """The passed name's own words in several parameters' names say which kind of value, not which
+    one (`latitude` beside home_/work_latitude, `filename` beside source_/destination_filename),
+    even when the others were passed."""
+    own = terms(" ".join(words(passed)))
+    return bool(own) and sum(1 for name in properties if own <= terms(" ".join(words(name)))) > 1
+
+
 def described_match(
     passed: str,
     value: Any,
@@ -241,14 +255,7 @@ def described_match(
     reads: bool = False,
 ) -> ParamMatch:
     """The one free parameter whose name or description speaks of `passed` and whose type takes `value`."""
-    if isinstance(value, bool) or not words(passed) or set(words(passed)) <= ID_WORDS:
-        return ParamMatch(None, None)
-    # The passed name's own words in several parameters' names say which kind of value, not which
-    # one (`latitude` beside home_/work_latitude, `filename` beside source_/destination_filename),
-    # even when the others were passed.
-    own = terms(" ".join(words(passed)))
-    named = [name for name in properties if own and own <= terms(" ".join(words(name)))]
-    if len(named) > 1:
+    if not readable(passed, value) or named_by_several(passed, properties):
         return ParamMatch(None, None)
     speaking = [
         name

@@ -205,8 +205,7 @@ def _grouped(a: str, b: str) -> bool:
 
 
 def _synonyms(a: str, b: str) -> bool:
-    group = _GROUP_OF.get(fold(a))
-    if group is not None and group == _GROUP_OF.get(fold(b)):
+    if _grouped(a, b):
         return True
     ours, theirs = words(a), words(b)
     return len(ours) > 1 and ours != theirs and _canonical(ours) == _canonical(theirs)

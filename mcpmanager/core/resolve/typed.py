@@ -18,7 +18,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mcpmanager.core.resolve.described import accepts, generic, names_the_object, same_direction, terms
+from mcpmanager.core.resolve.described import (
+    accepts,
+    generic,
+    named_by_several,
+    names_the_object,
+    readable,
+    same_direction,
+)
 from mcpmanager.core.resolve.param_names import ID_WORDS, ParamMatch
 from mcpmanager.core.resolve.words import words
 
@@ -32,12 +39,8 @@ def typed_match(
     tool_words: frozenset[str] = frozenset(),
 ) -> ParamMatch:
     """The one required parameter the call lacks, when it is the only unfilled one taking `value`."""
-    if isinstance(value, bool) or not words(passed) or set(words(passed)) <= ID_WORDS:
-        return ParamMatch(None, None)
-    # The passed name's words in several parameters' names say which kind of value, not which one
-    # (`lat` beside `home_lat` and `work_lat`, even with `work_lat` passed).
-    own = terms(" ".join(words(passed)))
-    if sum(1 for name in properties if own and own <= terms(" ".join(words(name)))) > 1:
+    # (`lat` beside `home_lat` and `work_lat` says which kind of value, not which one.)
+    if not readable(passed, value) or named_by_several(passed, properties):
         return ParamMatch(None, None)
     # Every unfilled parameter that could hold the value counts, identifiers too: a value two could
     # hold is not singled out by its type.
