@@ -22,6 +22,7 @@ from mcpmanager.commands import pins as pins_command
 from mcpmanager.commands import resolve as resolve_command
 from mcpmanager.commands import search as search_command
 from mcpmanager.commands import secrets as secrets_command
+from mcpmanager.commands import tokens as tokens_command
 from mcpmanager.core.config.load import load_config
 from mcpmanager.core.config.model import Config, ConfigError
 from mcpmanager.core.config.modes import MODES
@@ -53,6 +54,15 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument("--stdio", action="store_true", help="serve one client over stdin/stdout (default)")
     how.add_argument("--http", action="store_true", help="serve Streamable HTTP on 127.0.0.1")
     serve.add_argument("--port", type=int, default=None, help="HTTP port (default: the config's, 0 = any)")
+    team = serve.add_argument_group("a team gateway (docs/deploy.md)")
+    team.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1; others need TLS)")
+    team.add_argument("--tls-cert", type=Path, metavar="FILE", help="TLS certificate chain (PEM)")
+    team.add_argument("--tls-key", type=Path, metavar="FILE", help="its private key (PEM)")
+    team.add_argument("--tokens", type=Path, metavar="FILE", help="named tokens (`mcpmanager tokens add`)")
+    team.add_argument(
+        "--allow-host", action="append", default=[], metavar="NAME", help="a name clients reach it by (repeatable)"
+    )
+    team.add_argument("--stateless", action="store_true", help="keep no session: any replica answers any request")
     serve.add_argument("--mode", choices=MODES, help="what clients see (default: config)")
     serve.add_argument("--demo", action="store_true", help="serve the bundled demo servers")
     serve.add_argument("--background", action="store_true", help=argparse.SUPPRESS)  # started by `connect`
@@ -64,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     pins_command.add_parser(commands)
     login_command.add_parser(commands)
     secrets_command.add_parser(commands)
+    tokens_command.add_parser(commands)
 
     demo = commands.add_parser("demo-server", help="run a bundled demo server (the demo config launches these)")
     demo.add_argument("script", help="notes_server.py or clock_server.py")
@@ -124,6 +135,11 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             return secrets_command.run(args)
         except secrets_command.SecretsError as exc:
             raise UsageError(str(exc)) from None
+    if args.command == "tokens":
+        try:
+            return tokens_command.run(args)
+        except tokens_command.TokensCommandError as exc:
+            raise UsageError(str(exc)) from None
     if args.command in ("login", "logout"):
         try:
             return login_command.run(args)
@@ -162,6 +178,8 @@ def _serve(args: argparse.Namespace) -> int:
     from mcpmanager.core.serve.http import PortUnavailable
     from mcpmanager.core.serve.stdio import serve_stdio
 
+    exposure = _exposure(args)
+
     paths = Paths.resolve(config_file=args.config)
     if args.config is not None and not args.config.exists():
         raise UsageError(f"config file not found: {args.config}")
@@ -181,7 +199,7 @@ def _serve(args: argparse.Namespace) -> int:
     identity = Identity(
         front_end="background" if args.background else "serve",  # `connect` started it: the window may take over
         config_label="bundled demo servers" if args.demo else None,
-        token_file=token_file(paths) if args.http else None,
+        token_file=token_file(paths) if args.http and exposure.tokens is None else None,
     )
 
     async def run() -> None:
@@ -199,7 +217,7 @@ def _serve(args: argparse.Namespace) -> int:
 
                     # Asked by the window opening (it takes over): stop as on SIGTERM.
                     controls = {"quit": tg.cancel_scope.cancel} if args.background else {}
-                    await host_http(engine, port, controls, listening)
+                    await host_http(engine, port, controls, listening, exposure)
                 else:
                     await serve_stdio(engine.router)
                 tg.cancel_scope.cancel()
@@ -220,6 +238,39 @@ def _serve(args: argparse.Namespace) -> int:
         if lock is not None:
             lock.release()
     return 0
+
+
+def _exposure(args: argparse.Namespace) -> Any:
+    """`serve`'s gateway options as an `Exposure`, checked before anything starts (UsageError)."""
+    from mcpmanager.core.serve.exposure import Exposure, ExposureError, check
+
+    given = [
+        flag
+        for flag, value in (
+            ("--host", args.host),
+            ("--tls-cert", args.tls_cert),
+            ("--tls-key", args.tls_key),
+            ("--tokens", args.tokens),
+            ("--allow-host", args.allow_host),
+            ("--stateless", args.stateless),
+        )
+        if value
+    ]
+    if given and not args.http:
+        raise UsageError(f"{given[0]} is for `serve --http`")
+    exposure = Exposure(
+        host=args.host if args.host is not None else "127.0.0.1",
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
+        tokens=args.tokens,
+        allow_hosts=tuple(args.allow_host),
+        stateless=args.stateless,
+    )
+    try:
+        check(exposure)
+    except ExposureError as exc:
+        raise UsageError(str(exc)) from None
+    return exposure
 
 
 async def _cancel_on_signals(scope: anyio.CancelScope) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from mcpmanager.core.engine.engine import Engine
 from mcpmanager.core.serve.bearer_token import ensure_token, token_path
+from mcpmanager.core.serve.exposure import LOCAL, Exposure
 from mcpmanager.core.serve.http import serve_http
 from mcpmanager.core.serve.routes import Controls
 from mcpmanager.core.system.paths import Paths
@@ -28,9 +29,11 @@ async def host_http(
     port: int | None = None,
     controls: Controls | None = None,
     on_listening: Callable[[str], None] | None = None,
+    exposure: Exposure = LOCAL,
 ) -> None:
-    """Serve `engine` on 127.0.0.1 until cancelled; `on_listening` gets the URL once it listens.
-    Raises `PortUnavailable` when the port cannot be had."""
+    """Serve `engine` until cancelled, on 127.0.0.1 or as `exposure` says (a team gateway);
+    `on_listening` gets the URL once it listens. Raises `PortUnavailable` when the port cannot be
+    had, `ExposureError` when the exposure must not start."""
     token = ensure_token(engine.paths.runtime_dir)
 
     def listening(url: str) -> None:
@@ -40,7 +43,10 @@ async def host_http(
 
     chosen = engine.config.proxy.port if port is None else port
     every = {**(controls or {}), "reconnect": lambda server: reconnect(engine, server)}
-    await serve_http(engine.router, chosen, listening, token=token, controls=every)
+    if exposure.tokens is not None:
+        every = {}  # a gateway's token holders are its users, not this machine's front end
+
+    await serve_http(engine.router, chosen, listening, token=token, controls=every, exposure=exposure)
 
 
 def reconnect(engine: Engine, server: str) -> None:

@@ -1,21 +1,36 @@
 """A bounded record of the calls that went through the proxy: what was called, what it resolved to
 and how, what was renamed, how long it took and how it ended. The GUI shows it live and offers
 "make alias" on a resolved or failed name; per-tool counters survive the ring's turnover.
+
+On a team gateway each call also names the person whose token made it (`caller`, put in the HTTP
+request's scope by the endpoint's guard under `CALLER_KEY`), and each finished call is logged with
+that name: the gateway's audit trail (`docs/deploy.md`).
 """
 
 from __future__ import annotations
 
 import itertools
+import logging
 import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
 from mcpmanager.core.signals import Signal
 
 Outcome = Literal["pending", "ok", "error", "refused", "unknown"]
 DEFAULT_SIZE = 1000
+CALLER_KEY = "mcpmanager.caller"  # a gateway token's name, in the HTTP request scope's state
+
+logger = logging.getLogger(__name__)
+
+
+def team_caller(request: Any) -> str | None:
+    """The name of the team token an HTTP request carried (None: not a gateway, or not over HTTP)."""
+    state = getattr(request, "scope", {}).get("state") if request is not None else None
+    caller = state.get(CALLER_KEY) if isinstance(state, dict) else None
+    return caller if isinstance(caller, str) else None
 
 
 @dataclass(frozen=True)
@@ -35,6 +50,7 @@ class CallRecord:
     # "declined by <client>", "denied by policy", "not answered within 120 s (window)"…); None: not asked.
     approval: str | None = None
     duration: float | None = None  # seconds
+    caller: str | None = None  # on a team gateway: whose token made the call
 
     @property
     def resolved(self) -> bool:
@@ -65,8 +81,8 @@ class Activity:
     def records(self) -> list[CallRecord]:
         return list(self._records)
 
-    def begin(self, called: str, via: str) -> CallRecord:
-        record = CallRecord(next(self._ids), time.time(), called, via)
+    def begin(self, called: str, via: str, caller: str | None = None) -> CallRecord:
+        record = CallRecord(next(self._ids), time.time(), called, via, caller=caller)
         if len(self._records) == self._records.maxlen:
             self._index.pop(self._records[0].id, None)
         self._records.append(record)
@@ -90,5 +106,9 @@ class Activity:
             stats.calls += 1
             stats.errors += updated.outcome != "ok"
             stats.total_time += updated.duration or 0.0
+        if finished and updated.caller is not None:
+            what = f"{updated.server}:{updated.tool}" if updated.server else repr(updated.called)
+            ended = updated.outcome + (f" ({updated.detail})" if updated.detail and updated.outcome != "ok" else "")
+            logger.info("%s called %s: %s in %.0f ms", updated.caller, what, ended, (updated.duration or 0) * 1000)
         self.changed.emit(updated)
         return updated

@@ -27,7 +27,7 @@ from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
 from mcpmanager.core.catalogue.offerings import Offerings
 from mcpmanager.core.config.modes import MODES, Mode
 from mcpmanager.core.proxy import meta_tools as meta
-from mcpmanager.core.proxy.activity import Activity, CallRecord, Outcome
+from mcpmanager.core.proxy.activity import Activity, CallRecord, Outcome, team_caller
 from mcpmanager.core.proxy.approval import Approvals, Decision
 from mcpmanager.core.proxy.asking import ClientAsks, ask_caller, missing_capability
 from mcpmanager.core.proxy.callers import Caller, Callers
@@ -211,7 +211,7 @@ class Router:
     ) -> CallResult:
         """`search`: the client can call discover_tools (discovery mode), so a miss may point to it."""
         started = time.perf_counter()
-        record = self.activity.begin(called, via)
+        record = self.activity.begin(called, via, team_caller(ctx.request))
 
         def finish(outcome: Outcome, result: CallResult) -> None:
             detail = _first_line(result) if outcome != "ok" else None

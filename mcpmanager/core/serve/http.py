@@ -1,9 +1,11 @@
-"""Serving clients over Streamable HTTP on 127.0.0.1 (uvicorn), until cancelled."""
+"""Serving clients over Streamable HTTP (uvicorn), until cancelled: on 127.0.0.1 for this machine,
+or on another address, with TLS and named tokens, as a team gateway (`exposure`)."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import socket
 from collections.abc import Callable, Iterator
 
@@ -11,6 +13,7 @@ import anyio
 import uvicorn
 
 from mcpmanager.core.proxy.router import Router
+from mcpmanager.core.serve.exposure import LOCAL, WILDCARDS, Exposure, admission, check, ssl_context
 from mcpmanager.core.serve.routes import BASE, Controls, build_app
 
 logger = logging.getLogger(__name__)
@@ -38,10 +41,13 @@ async def serve_http(
     *,
     token: str,
     controls: Controls | None = None,
+    exposure: Exposure = LOCAL,
 ) -> None:
-    """Serve Streamable HTTP on 127.0.0.1 until cancelled, to requests carrying `token` (see
-    `routes` for the paths); `on_listening` gets the default mode's URL once bound."""
-    app, running = build_app(router, token, controls)
+    """Serve Streamable HTTP until cancelled, on 127.0.0.1 to requests carrying `token`, or as
+    `exposure` says (see `routes` for the paths); `on_listening` gets the default mode's URL once
+    bound. ExposureError when the exposure must not start (no TLS on a network address…)."""
+    check(exposure)
+    app, running = build_app(router, admission(exposure, token), controls, exposure.stateless)
     # The session manager runs here rather than in uvicorn's lifespan: uvicorn's graceful shutdown
     # waits for every connection to close *before* the lifespan shutdown, and a connected client's
     # open stream (a session's GET stream, a modern subscriptions/listen response) never ends by
@@ -49,18 +55,23 @@ async def serve_http(
     # uvicorn exit at once.
     # Bind here, not in uvicorn: a busy port is then an OSError we can report in one line (uvicorn
     # would log it and call sys.exit inside our task).
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    try:
-        sock.bind(("127.0.0.1", port))
-    except OSError as exc:
-        sock.close()
-        raise PortUnavailable(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from exc
+    where = f"{exposure.host if exposure.host in WILDCARDS else exposure.url_host}:{port}"
+    sock = _bound(exposure.host, port, where)
     sock.set_inheritable(True)
     # A modern (stateless) request in flight is its connection: uvicorn would wait for a long tool
     # call to finish before stopping. A moment for quick answers, then such calls are cancelled (the
     # bridge tells its client the call may or may not have run).
+    tls = ssl_context(exposure) if exposure.tls else None
     config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", lifespan="off", timeout_graceful_shutdown=SHUTDOWN_GRACE
+        app,
+        host=exposure.host,
+        port=port,
+        log_level="warning",
+        lifespan="off",
+        timeout_graceful_shutdown=SHUTDOWN_GRACE,
+        # The certificate files, checked by `check` above; uvicorn builds its own context from them.
+        ssl_certfile=str(exposure.tls_cert) if tls else None,
+        ssl_keyfile=str(exposure.tls_key) if tls else None,
     )
     server = _Uvicorn(config)
     finished = anyio.Event()
@@ -82,10 +93,10 @@ async def serve_http(
                 try:
                     while not server.started:
                         if finished.is_set():
-                            raise OSError(f"cannot listen on 127.0.0.1:{port}")
+                            raise OSError(f"cannot listen on {where}")
                         await anyio.sleep(0.02)
                     bound = server.servers[0].sockets[0].getsockname()[1]
-                    url = f"http://127.0.0.1:{bound}{BASE}"
+                    url = f"{'https' if tls else 'http'}://{exposure.url_host}:{bound}{BASE}"
                     logger.info("listening on %s", url)
                     if on_listening is not None:
                         on_listening(url)
@@ -98,3 +109,23 @@ async def serve_http(
             if launched:
                 with anyio.CancelScope(shield=True):
                     await finished.wait()
+
+
+def _bound(host: str, port: int, where: str) -> socket.socket:
+    """A socket bound to `host:port` (IPv4 or IPv6); PortUnavailable in one line when it cannot be."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror as exc:
+        raise PortUnavailable(f"cannot listen on {where}: {exc.strerror or exc}") from exc
+    sock = socket.socket(family, kind, proto)
+    try:
+        if os.name == "posix":
+            # A restarted gateway binds its port again at once, past the old one's TIME_WAIT.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        raise PortUnavailable(f"cannot listen on {where}: {exc.strerror or exc}") from exc
+    return sock

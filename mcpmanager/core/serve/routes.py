@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any
 
+from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -23,27 +24,33 @@ from starlette.routing import BaseRoute, Route
 
 from mcpmanager.core.config.modes import MODES
 from mcpmanager.core.proxy.router import Router
-from mcpmanager.core.serve.guard import LocalGuard
+from mcpmanager.core.serve.guard import Admission, Guard
 
 BASE = "/mcp"
 Controls = Mapping[str, Callable[..., object]]
 
 
 def build_app(
-    router: Router, token: str, controls: Controls | None = None
+    router: Router, admission: Admission, controls: Controls | None = None, stateless: bool = False
 ) -> tuple[Starlette, AbstractAsyncContextManager[Any]]:
-    """The app and a context that runs every mode's session manager (enter it before serving)."""
+    """The app and a context that runs every mode's session manager (enter it before serving).
+    `stateless`: no session is kept between requests, so any replica can answer any of them."""
     routes: list[BaseRoute] = []
+    # The guard checks Host and Origin against the endpoint's own names; the SDK's own check knows
+    # only loopback names, so it is switched off rather than kept as a second, narrower list.
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     for mode in MODES:
         server = router.mode_server(mode).server
-        inner = server.streamable_http_app(host="127.0.0.1", streamable_http_path=f"{BASE}/{mode}")
+        inner = server.streamable_http_app(
+            streamable_http_path=f"{BASE}/{mode}", stateless_http=stateless, transport_security=security
+        )
         endpoint = next(r.endpoint for r in inner.routes if isinstance(r, Route))
         routes.append(Route(f"{BASE}/{mode}", endpoint=endpoint))
         if mode == router.mode:
             routes.append(Route(BASE, endpoint=endpoint))
     for name, action in (controls or {}).items():
         routes.append(Route(f"/control/{name}", endpoint=_control(action), methods=["POST"]))
-    app = Starlette(routes=routes, middleware=[Middleware(LocalGuard, token=token)])
+    app = Starlette(routes=routes, middleware=[Middleware(Guard, admission=admission)])
 
     @asynccontextmanager
     async def running() -> Any:
