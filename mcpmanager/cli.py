@@ -17,6 +17,7 @@ import anyio
 from mcpmanager import __version__
 from mcpmanager.commands import clients as clients_command
 from mcpmanager.commands import connect as connect_command
+from mcpmanager.commands import export as export_command
 from mcpmanager.commands import login as login_command
 from mcpmanager.commands import pins as pins_command
 from mcpmanager.commands import resolve as resolve_command
@@ -48,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--tray", action="store_true", help="start in the tray without opening the window")
     commands = parser.add_subparsers(dest="command")
 
-    serve = commands.add_parser("serve", help="run the engine headless and serve clients")
+    # No abbreviations: a mistyped `--token FILE` must not be taken for `--tokens` silently.
+    serve = commands.add_parser("serve", help="run the engine headless and serve clients", allow_abbrev=False)
     serve.add_argument("--config", type=Path, help="config file (default: the user's mcpmanager config)")
     how = serve.add_mutually_exclusive_group()
     how.add_argument("--stdio", action="store_true", help="serve one client over stdin/stdout (default)")
@@ -71,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     search_command.add_parser(commands)
     resolve_command.add_parser(commands)
     clients_command.add_parser(commands)
+    export_command.add_parser(commands)
     pins_command.add_parser(commands)
     login_command.add_parser(commands)
     secrets_command.add_parser(commands)
@@ -125,6 +128,8 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return resolve_command.run(args)
     if args.command in ("import", "install"):
         return clients_command.run(args)
+    if args.command == "export":
+        return export_command.run(args)
     if args.command == "pins":
         try:
             return pins_command.run(args)

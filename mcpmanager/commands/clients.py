@@ -4,9 +4,11 @@
     mcpmanager install --client CLIENT [--mode discovery|direct] [--disable-served] [--dry-run] [--config P]
     mcpmanager install --client CLIENT --undo [--dry-run]
 
-CLIENT is claude-desktop, cursor, vscode, vscode-insiders, claude-code, windsurf, gemini-cli or codex.
+CLIENT is claude-desktop, cursor, vscode, vscode-insiders, claude-code, windsurf, gemini-cli, codex, zed,
+cline, lm-studio, goose or continue.
 The clients' files are looked for in the user's home folder (`HOME`, `USERPROFILE` on Windows) and
-the platform's places (`XDG_CONFIG_HOME`, `APPDATA`, `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`, `CODEX_HOME`); see
+the platform's places (`XDG_CONFIG_HOME`, `APPDATA`, `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`, `CODEX_HOME`,
+`CLINE_MCP_SETTINGS_PATH`, `CLINE_DATA_DIR`, `CLINE_DIR`, `GOOSE_PATH_ROOT`, `CONTINUE_GLOBAL_DIR`); see
 `core/clients/locations.py`.
 
 - import: prints each server added (`+`, with the name it got when its own was taken by a different
@@ -41,7 +43,10 @@ if TYPE_CHECKING:  # the machinery loads only when the command runs: `connect` s
     from mcpmanager.core.config.model import Config
     from mcpmanager.core.config.servers import ServerConfig
 
-CLIENT_HELP = "claude-desktop, cursor, vscode, vscode-insiders, claude-code, windsurf, gemini-cli or codex"
+CLIENT_HELP = (
+    "claude-desktop, cursor, vscode, vscode-insiders, claude-code, windsurf, gemini-cli, codex, zed, cline, "
+    "lm-studio, goose or continue"
+)
 
 
 class BadUsage(Exception):
@@ -238,7 +243,9 @@ def _do(change: Change, dry_run: bool) -> None:
         kept = f"backup of the file before: {backup}" if backup else f"{target.path} is new"
         print(f"Installed mcpmanager in {where}, {_mode(change)} ({kept}).")
         if change.moved:
-            kept = "enabled = false" if target.layout == "codex" else f'kept under "{STASH_KEY}"'
+            own = {"codex": "enabled = false", "zed": '"enabled": false', "cline": '"disabled": true'}  # their switches
+            own |= {"goose": "enabled: false", "continue": "commented out"}
+            kept = own.get(target.layout, f'kept under "{STASH_KEY}"')
             print(
                 f"Turned off there, since mcpmanager serves them: {', '.join(change.moved)} "
                 f"({kept}; --undo puts them back)."

@@ -142,7 +142,8 @@ def test_import_renames_a_taken_name_and_skips_identical_ones(mcpmanager: Runner
         (
             ["import", "--from", "emacs"],
             "mcpmanager: unknown client 'emacs' (expected one of: claude-desktop, "
-            "cursor, vscode, vscode-insiders, claude-code, windsurf, gemini-cli, codex)",
+            "cursor, vscode, vscode-insiders, claude-code, windsurf, gemini-cli, codex, zed, cline, lm-studio, goose, "
+            "continue)",
         ),
         (["import", "--from", "cursor"], "mcpmanager: no Cursor config found (looked at {home}/.cursor/mcp.json)"),
         (["install", "--client", "cursor"], "mcpmanager: Cursor not found (looked at {home}/.cursor/mcp.json)"),
@@ -432,3 +433,148 @@ def test_codex_import_install_disable_served_and_undo(mcpmanager: Runner, tmp_pa
     broken = mcpmanager("install", "--client", "codex")
     assert broken.returncode == 2 and broken.stderr.startswith(f"mcpmanager: {path}:11:11: invalid TOML: ")
     assert broken.stderr.rstrip().endswith("; not changed") and list_backups(path) == []
+
+
+# Goose and Continue (YAML; samples from their documentation in tests/data/clients) ---------------
+
+
+@pytest.mark.parametrize(
+    ("client", "folder", "added", "moved"),
+    [
+        ("goose", ".config/goose", 6, "filesystem, github, slack, remote-tools (enabled: false"),
+        ("continue", ".continue", 6, "SQLite MCP, GitHub, Linear, Docs, fetch (commented out"),
+    ],
+)
+def test_goose_and_continue_import_install_disable_served_and_undo(
+    mcpmanager: Runner, tmp_path: Path, client: str, folder: str, added: int, moved: str
+) -> None:
+    import shutil
+
+    import yaml
+
+    home = tmp_path / "user"
+    shutil.copytree(DATA / client, home / folder)
+    path = home / folder / "config.yaml"
+    original = files_under(home)
+    config = tmp_path / "manager" / "config.json"
+    secrets = ["ghp_FAKE0000000000000000000000000goose", "FAKE-goose-slack-0000", "FAKE-continue-fetchkey-0000"]
+
+    dry = mcpmanager("import", "--from", client, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    summary = f"{added} servers would be added to {config}. Nothing was changed (--dry-run)."
+    assert dry.stdout.splitlines()[-1] == summary
+    assert f"mcpmanager: {path}:" in dry.stderr and not [s for s in secrets if s in dry.stdout + dry.stderr]
+    assert not config.exists() and files_under(home) == original
+    assert mcpmanager("import", "--from", client).returncode == 0
+    assert len(json.loads(config.read_text())["mcpServers"]) == added
+
+    preview = mcpmanager("install", "--client", client, "--disable-served", "--dry-run")
+    assert preview.returncode == 0, preview.stderr
+    assert preview.stdout.startswith(f"--- {path}\n+++ {path} (install)\n@@")
+    assert [s for s in secrets if s in preview.stdout] == [] and files_under(home) == original
+    install = mcpmanager("install", "--client", client, "--disable-served")
+    assert install.returncode == 0, install.stderr
+    assert f"Turned off there, since mcpmanager serves them: {moved}; --undo puts them back)." in install.stdout
+    [backup] = list_backups(path)
+    assert backup.read_bytes() == original[f"{folder}/config.yaml"]
+    doc = yaml.safe_load(path.read_text())
+    command = mcpmanager_command()
+    entry = doc["extensions"]["mcpmanager"] if client == "goose" else doc["mcpServers"][-1]
+    assert (entry.get("cmd") or entry.get("command"), entry["args"]) == (command[0], [*command[1:], "connect"])
+
+    undo = mcpmanager("install", "--client", client, "--undo")
+    assert undo.returncode == 0, undo.stderr
+    assert f"Restored {path} byte for byte from {backup}." in undo.stdout
+    assert files_under(home) == original
+
+    unclosed = original[f"{folder}/config.yaml"].replace(b"cmd: uvx", b"cmd: [uvx")
+    path.write_bytes(unclosed.replace(b"cwd: /srv/fetch", b"cwd: [/srv/fetch"))
+    broken = mcpmanager("install", "--client", client)
+    line = 91 if client == "goose" else 53
+    assert broken.returncode == 2 and broken.stderr.startswith(f"mcpmanager: {path}:{line}:"), broken.stderr
+    assert "invalid YAML" in broken.stderr and broken.stderr.rstrip().endswith("; not changed")
+    assert list_backups(path) == []
+
+
+# Zed, Cline and LM Studio (JSON/JSONC; samples from their documentation in tests/data/clients) ------
+
+
+@pytest.mark.parametrize(
+    ("client", "label", "relative", "added", "moved"),
+    [
+        (
+            "zed",
+            "Zed",
+            ".config/zed/settings.json",
+            6,
+            'github, filesystem, postgres, remote-mcp-server, linear ("enabled": false',
+        ),
+        (
+            "cline",
+            "Cline",
+            ".cline/data/settings/cline_mcp_settings.json",
+            7,
+            "github.com/modelcontextprotocol/servers/tree/main/src/brave-search, weather, name2empid, remote-notes, "
+            'legacy-events, old-sse ("disabled": true',
+        ),
+        (
+            "lm-studio",
+            "LM Studio",
+            ".lmstudio/mcp.json",
+            3,
+            f'hf-mcp-server, docs-mcp-server, playwright (kept under "{STASH_KEY}"',
+        ),
+    ],
+)
+def test_zed_cline_and_lm_studio_import_install_and_undo(
+    mcpmanager: Runner, tmp_path: Path, client: str, label: str, relative: str, added: int, moved: str
+) -> None:
+    home = tmp_path / "user"
+    path = home / relative
+    path.parent.mkdir(parents=True)
+    path.write_bytes((DATA / client / path.name).read_bytes())
+    original = files_under(home)
+    config = tmp_path / "manager" / "config.json"
+    secrets = ["FAKE-zed-token-0000", "FAKE-zed-pg-password-0000", "FAKE-cline-token-0000", "FAKE-brave-key-0000"]
+    secrets += ["hf_FAKE00000000000000000000lmstudio", "FAKE-lmstudio-key-0000"]
+
+    dry = mcpmanager("import", "--from", client, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    lines = dry.stdout.splitlines()
+    assert lines[0] == f"{label}: {path}" and len(lines) == added + 2
+    assert lines[-1] == f"{added} servers would be added to {config}. Nothing was changed (--dry-run)."
+    assert all(line.startswith(f"mcpmanager: {path}:") for line in dry.stderr.splitlines())
+    assert not [s for s in secrets if s in dry.stdout + dry.stderr]
+    assert not config.exists() and files_under(home) == original
+
+    assert mcpmanager("import", "--from", client).returncode == 0
+    assert len(json.loads(config.read_text())["mcpServers"]) == added
+
+    preview = mcpmanager("install", "--client", client, "--disable-served", "--dry-run")
+    assert preview.returncode == 0, preview.stderr
+    assert preview.stdout.startswith(f"--- {path}\n+++ {path} (install)\n@@")
+    assert [secret for secret in secrets if secret in preview.stdout] == []
+    assert files_under(home) == original
+
+    install = mcpmanager("install", "--client", client, "--disable-served")
+    assert install.returncode == 0, install.stderr
+    [backup] = list_backups(path)
+    assert f"Installed mcpmanager in {label} ({path}), the engine's mode" in install.stdout
+    assert f"Turned off there, since mcpmanager serves them: {moved}; --undo puts them back)." in install.stdout
+    assert backup.read_bytes() == original[relative]
+    doc = parse(path) if client != "lm-studio" else json.loads(path.read_text(encoding="utf-8-sig"))
+    command = mcpmanager_command()
+    entry = {"command": command[0], "args": [*command[1:], "connect"]}
+    servers = doc["context_servers" if client == "zed" else "mcpServers"]
+    assert servers["mcpmanager"] == ({**entry, "env": {}} if client == "zed" else entry)  # type: ignore[index]
+
+    undo = mcpmanager("install", "--client", client, "--undo")
+    assert undo.returncode == 0, undo.stderr
+    assert f"Restored {path} byte for byte from {backup}." in undo.stdout
+    assert files_under(home) == original
+
+    path.write_bytes(original[relative].replace(b'"args"', b'"args" "', 1))
+    broken = mcpmanager("install", "--client", client)
+    assert broken.returncode == 2 and broken.stderr.startswith(f"mcpmanager: {path}:")
+    assert "invalid JSON" in broken.stderr and broken.stderr.rstrip().endswith("; not changed")
+    assert list_backups(path) == [] and path.read_bytes() == original[relative].replace(b'"args"', b'"args" "', 1)

@@ -82,9 +82,8 @@ async def test_keeping_the_demo_writes_it_and_no_clients_is_said(tmp_path: Path,
     async with first_run(tmp_path) as ctx:
         banner = FirstRunBanner(ctx, home=tmp_path / "empty-home")
         qtbot.addWidget(banner)
-        assert "No Claude Desktop, Cursor, VS Code, Claude Code, Windsurf, Gemini CLI or Codex config was found" in (
-            banner.message.text()
-        )
+        every = "Claude Desktop, Cursor, VS Code, Claude Code, Windsurf, Gemini CLI, Codex, Zed, Cline, LM Studio"
+        assert f"No {every}, Goose or Continue config was found" in banner.message.text()
         assert [b.text() for b in banner.buttons] == ["Keep the demo servers"]
         banner.buttons[0].click()
         await until(lambda: ctx.control.path.exists() and not ctx.demo)

@@ -6,16 +6,19 @@ import difflib
 import json
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from mcpmanager.core.clients import yaml_text
 from mcpmanager.core.clients.client_file import decode
 from mcpmanager.core.clients.json_edit import JsonText
 from mcpmanager.core.config.modes import Mode
 from mcpmanager.core.config.secrets import Masker, config_secrets
 
-Layout = Literal["mcpServers", "vscode", "claude-code", "windsurf", "gemini", "codex"]
+Layout = Literal[
+    "mcpServers", "vscode", "claude-code", "windsurf", "gemini", "codex", "zed", "cline", "goose", "continue"
+]
 
 
 InstalledMode = Literal["discovery", "direct", "default"]  # default: no --mode, the engine's
@@ -36,7 +39,7 @@ class Change:
     """What install or undo would do to one file: the preview, and what `apply_change` writes."""
 
     target: Target
-    action: Literal["install", "undo"]
+    action: Literal["install", "undo", "export", "export-undo"]  # export: `mcpmanager export` (export.py)
     before: bytes | None  # the file now; None: absent
     after: bytes | None  # what it becomes; None: removed (undo of a file install created)
     mode: Mode | None = None  # install: the mode written (None: no --mode, the engine's)
@@ -45,6 +48,7 @@ class Change:
     restore: Path | None = None  # undo: the backup whose bytes come back
     exact: bool = True  # undo: False when the file was edited since and only mcpmanager's part went
     notes: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = field(default=(), repr=False)  # more values to mask (export: from the keyring)
 
     @property
     def changed(self) -> bool:
@@ -55,7 +59,7 @@ class Change:
         old, new = (decode(data, self.target.path) if data else "" for data in (self.before, self.after))
         where = str(self.target.path)
         lines = difflib.unified_diff(old.splitlines(), new.splitlines(), where, f"{where} ({self.action})", lineterm="")
-        mask = Masker(_secrets(old) | _secrets(new))
+        mask = Masker(_secrets(old) | _secrets(new) | set(self.secrets))
         return "\n".join(mask(line) for line in lines)
 
 
@@ -80,7 +84,10 @@ def _secrets(text: str) -> set[str]:
         try:
             doc = tomllib.loads(text)  # Codex's config.toml: its `[mcp_servers.NAME]` tables
         except tomllib.TOMLDecodeError:
-            return found
+            try:  # Goose's and Continue's config.yaml
+                doc, _ = yaml_text.load(text, Path("config.yaml"))
+            except yaml_text.YamlError:
+                return found
 
     def strings(value: Any) -> dict[str, str]:
         return {k: v for k, v in value.items() if isinstance(v, str)} if isinstance(value, Mapping) else {}

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from mcpmanager.core.clients import zed
 from mcpmanager.core.clients.errors import ClientNotFound
 from mcpmanager.core.clients.locations import CLIENTS, Layout, client_locations
 from mcpmanager.core.clients.reading import ClientConfig, read_client_config
@@ -216,13 +217,14 @@ def read_entries(entries: Mapping[str, Any], home: Path, layout: Layout = "mcpSe
     """Client entries read exactly as import reads them (`reading`'s rules: scalar env values,
     envFile…), by their key; an entry that does not read is left out. Through scratch files, one per
     entry (the reader reads files, and renames what it cannot use). `layout`: the client's file, for
-    its own keys (Windsurf's `serverUrl`, Gemini CLI's `httpUrl`)."""
+    its own keys (Windsurf's `serverUrl`, Gemini CLI's `httpUrl`, Zed's and Cline's entries)."""
     found: dict[str, ServerConfig] = {}
-    dialect: Layout = layout if layout in ("windsurf", "gemini") else "mcpServers"  # the scratch file's section
+    dialect: Layout = layout if layout in ("windsurf", "gemini", "zed", "cline") else "mcpServers"
+    section = zed.SECTION[0] if dialect == "zed" else "mcpServers"  # the scratch file's, as the client has it
     with tempfile.TemporaryDirectory(prefix="mcpmanager-entries-") as folder:
         for number, (name, entry) in enumerate(entries.items()):
             path = Path(folder) / f"{number}.json"
-            path.write_text(json.dumps({"mcpServers": {name: entry}}), encoding="utf-8")
+            path.write_text(json.dumps({section: {name: entry}}), encoding="utf-8")
             servers = read_client_config("entry", path, dialect, home=home).servers
             if servers:
                 found[name] = servers[0]

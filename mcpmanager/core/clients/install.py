@@ -17,9 +17,20 @@ when a mode is chosen, none to follow the engine's `proxy.mode`; the command is
 - Codex: a `[mcp_servers.mcpmanager]` table (`command`, `args`) appended to `~/.codex/config.toml`;
   `--disable-served` writes Codex's own `enabled = false` into each served server's table
   (`codex_install`).
+- Zed: `context_servers.mcpmanager = {"command", "args", "env": {}}` (its documented form) in its
+  `settings.json`; Cline: `mcpServers.mcpmanager = {"command", "args"}` in each of its files there
+  is; `--disable-served` writes their own switch (Zed `"enabled": false`, Cline `"disabled": true`;
+  `switch_install`). LM Studio: `mcpServers.mcpmanager = {"command", "args"}` in `mcp.json`, as
+  Cursor's.
+- Goose: a `mcpmanager` stdio extension (`enabled`, `type`, `name`, `description`, `cmd`, `args`,
+  `envs`, `env_keys`, `timeout`) under `extensions` in its `config.yaml`; `--disable-served` writes
+  Goose's own `enabled: false`. Continue: a `- name: mcpmanager` item (`type: stdio`, `command`,
+  `args`) appended to `mcpServers` in `~/.continue/config.yaml` (its block files are only read);
+  Continue has no off switch, so `--disable-served` comments the served items out (`yaml_install`).
 
 A client counts as present when its file exists, or its folder does (`~/.cursor`, `Code/User`,
-`Claude/`, `~/.claude`, `~/.codeium/windsurf`, `~/.gemini`, `~/.codex`): the file is then created.
+`Claude/`, `~/.claude`, `~/.codeium/windsurf`, `~/.gemini`, `~/.codex`, `~/.config/zed`,
+`~/.cline/data/settings`, `~/.lmstudio`): the file is then created.
 
 How the file is written: the text is edited in place, never re-serialized. Only the spans that
 change are touched (a member inserted after the last one, on its own line, with the file's own
@@ -27,11 +38,12 @@ indentation and line ends; a comma added where JSON needs one), so every other k
 byte-order mark and blank line stays byte for byte. The write is atomic (temporary file, fsync,
 rename) and keeps the file's mode; through a symlink, the target is written.
 
-Turning off what mcpmanager serves (`disable_served`): none of these clients reliably honours a
-per-server `disabled` flag in these files (VS Code's schema has none, Claude Code ignores it,
-Cursor keeps its toggles elsewhere), so the entries of servers mcpmanager already serves (see
-`importing.served_by`) are moved, as their exact text, from the servers object into a sibling
-object the client does not read, `disabledByMcpmanager` (for Claude Code, per scope: top level and
+Turning off what mcpmanager serves (`disable_served`): apart from Codex, Zed and Cline (their own
+switches, above), none of these clients reliably honours a per-server `disabled` flag in these files
+(VS Code's schema has none, Claude Code ignores it, Cursor keeps its toggles elsewhere, and LM
+Studio, which follows Cursor's notation, documents none), so the entries of servers mcpmanager
+already serves (see `importing.served_by`) are moved, as their exact text, from the servers object
+into a sibling object the client does not read, `disabledByMcpmanager` (for Claude Code, per scope: top level and
 each project). Nothing is lost: undo moves them back. Servers in VS Code's `settings.json` are only
 named (that file is not edited).
 
@@ -54,7 +66,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from mcpmanager.core.clients import codex_install
+from mcpmanager.core.clients import codex_install, switch_install, yaml_install, zed
 from mcpmanager.core.clients.backups import list_backups
 from mcpmanager.core.clients.change import Change, InstalledMode, Layout, Target, TargetState
 from mcpmanager.core.clients.client_file import decode, label, object_at, parse, read_file
@@ -68,6 +80,7 @@ from mcpmanager.core.config.model import Config
 from mcpmanager.core.config.modes import Mode
 
 STASH_KEY = "disabledByMcpmanager"
+_READ_ONLY = ("vscode-settings", "continue-block")  # files install never writes
 
 
 # Where -------------------------------------------------------------------------------------------
@@ -79,7 +92,7 @@ def install_targets(
     """The files of `client` install writes: each that exists or whose folder does; ClientNotFound
     (naming the places looked at) when the client is not on this machine."""
     check_client(client)
-    places = [w for w in client_locations(home, platform, env) if w.client == client and w.layout != "vscode-settings"]
+    places = [w for w in client_locations(home, platform, env) if w.client == client and w.layout not in _READ_ONLY]
     found = []
     for where in places:
         folder = where.path.parent
@@ -103,6 +116,8 @@ def bridge_entry(layout: Layout, command: Sequence[str], mode: Mode | None = Non
         return {"type": "stdio", **entry}
     if layout == "claude-code":
         return {"type": "stdio", **entry, "env": {}}
+    if layout == "zed":
+        return zed.bridge_entry(entry)
     return entry
 
 
@@ -136,6 +151,11 @@ def plan_install(
     if target.layout == "codex":  # TOML, edited as text by its own module
         entry = bridge_entry(target.layout, command, mode)
         return codex_install.plan_install(target, entry, mode, config=config, disable_served=disable_served, home=home)
+    if target.layout in ("goose", "continue"):  # YAML, edited as text by its own modules
+        return yaml_install.plan_install(target, command, mode, config=config, disable_served=disable_served, home=home)
+    if target.layout in switch_install.SWITCHES:  # Zed, Cline: their own per-server off switch
+        entry = bridge_entry(target.layout, command, mode)
+        return switch_install.plan_install(target, entry, mode, config=config, disable_served=disable_served, home=home)
     before = read_file(target.path)
     text = decode(before, target.path) if before is not None else None
     doc = parse(text, target.path)
@@ -213,6 +233,10 @@ def plan_undo(target: Target) -> Change:
     """What undoing the last install would write (see the module docstring); reads only."""
     if target.layout == "codex":
         return codex_install.plan_undo(target)
+    if target.layout in ("goose", "continue"):
+        return yaml_install.plan_undo(target)
+    if target.layout in switch_install.SWITCHES:
+        return switch_install.plan_undo(target)
     before = read_file(target.path)
     if before is None:
         return Change(target, "undo", None, None, notes=(f"{target.path} does not exist: nothing to undo",))
@@ -292,6 +316,10 @@ def inspect(target: Target, config: Config | None = None, home: Path | None = No
     which servers there mcpmanager also serves. Never raises for what is in the file."""
     if target.layout == "codex":
         return codex_install.inspect(target, installed_mode, config)
+    if target.layout in ("goose", "continue"):
+        return yaml_install.inspect(target, installed_mode, config)
+    if target.layout in switch_install.SWITCHES:
+        return switch_install.inspect(target, installed_mode, config, home)
     try:
         before = read_file(target.path)
         doc = parse(decode(before, target.path) if before is not None else None, target.path)

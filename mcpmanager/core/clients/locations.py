@@ -30,6 +30,25 @@
   `.codex/config.toml` is a layer of the project, not the user's: not read
   (https://developers.openai.com/codex/mcp, https://developers.openai.com/codex/config-basic,
   https://developers.openai.com/codex/config-reference; openai/codex `docs/config.md`).
+- Zed: its user `settings.json` (JSONC, every other Zed setting too) in `$XDG_CONFIG_HOME/zed/`
+  (default `~/.config/zed/`) on Linux, `~/.config/zed/` on macOS too (not `Library`), `%APPDATA%\\Zed\\`
+  on Windows (Zed's `paths::config_dir`); servers in `context_servers` (`zed.py`;
+  https://zed.dev/docs/ai/mcp).
+- Cline: `~/.cline/data/settings/cline_mcp_settings.json` everywhere, shared by the VS Code
+  extension, the CLI and the SDK (`$CLINE_MCP_SETTINGS_PATH`, `$CLINE_DATA_DIR/settings/` or
+  `$CLINE_DIR/data/settings/` when set; https://docs.cline.bot/getting-started/config); and where
+  the extension kept it before, in VS Code's (and Insiders') `User/globalStorage/saoudrizwan.claude-dev/
+  settings/` (https://docs.cline.bot/mcp/configuring-mcp-servers). An `mcpServers` object (`cline.py`).
+- LM Studio: `~/.lmstudio/mcp.json` everywhere (`%USERPROFILE%\\.lmstudio\\` on Windows), or `mcp.json`
+  in the folder `~/.lmstudio-home-pointer` names when LM Studio's data was moved; Cursor's `mcpServers`
+  notation (https://lmstudio.ai/docs/app/mcp, lmstudio-ai/lmstudio-bug-tracker#1371 and #553).
+- Goose: `config.yaml` in Goose's config folder: `$XDG_CONFIG_HOME/goose/` (default `~/.config/goose/`)
+  on Linux and macOS, `%APPDATA%\\Block\\goose\\config\\` on Windows, `$GOOSE_PATH_ROOT/config/` when that
+  is set; a YAML file of every other setting too, with an `extensions` mapping (`goose.py`;
+  https://block.github.io/goose/docs/guides/config-files).
+- Continue: `~/.continue/config.yaml` everywhere (`%USERPROFILE%\\.continue\\` on Windows,
+  `$CONTINUE_GLOBAL_DIR` when set), an `mcpServers` list, and the YAML block files in
+  `~/.continue/mcpServers/`, read only (`continue_yaml.py`; https://docs.continue.dev/customize/deep-dives/mcp).
 
 `home` is the user's home folder; the environment is passed in, so every platform is tested anywhere.
 """
@@ -46,8 +65,12 @@ from typing import Literal
 
 # How a file keeps its servers: `mcpServers` (Claude Desktop, Cursor), VS Code's mcp.json and settings.json,
 # Claude Code's user and project scopes, Windsurf's and Gemini CLI's `mcpServers` (their own remote-URL keys),
-# Codex's TOML `[mcp_servers.NAME]` tables.
-Layout = Literal["mcpServers", "vscode", "vscode-settings", "claude-code", "windsurf", "gemini", "codex"]
+# Codex's TOML `[mcp_servers.NAME]` tables, Zed's `context_servers` (`zed.py`), Cline's `mcpServers` (`cline.py`),
+# Goose's YAML `extensions`, Continue's YAML `mcpServers` list in config.yaml and in its block files (read only).
+_YAML = Literal["goose", "continue", "continue-block"]
+Layout = Literal[
+    "mcpServers", "vscode", "vscode-settings", "claude-code", "windsurf", "gemini", "codex", "zed", "cline", _YAML
+]
 
 
 CLIENTS = {
@@ -59,6 +82,11 @@ CLIENTS = {
     "windsurf": "Windsurf",
     "gemini-cli": "Gemini CLI",
     "codex": "Codex",
+    "zed": "Zed",
+    "cline": "Cline",
+    "lm-studio": "LM Studio",
+    "goose": "Goose",
+    "continue": "Continue",
 }
 
 
@@ -111,7 +139,51 @@ def client_locations(home: Path, platform: str = sys.platform, env: Mapping[str,
     found.append(Location("gemini-cli", CLIENTS["gemini-cli"], gemini, "gemini"))
     codex = (_env_path(env, "CODEX_HOME") or home / ".codex") / "config.toml"
     found.append(Location("codex", CLIENTS["codex"], codex, "codex"))
+    zed_base = home / ".config" if platform == "darwin" else code_base  # macOS too: Zed's config_dir
+    zed = code_base / "Zed" if platform == "win32" else zed_base / "zed"
+    found.append(Location("zed", CLIENTS["zed"], zed / "settings.json", "zed"))
+    found.append(Location("cline", CLIENTS["cline"], _cline_settings(home, env), "cline"))
+    for app, host in (("Code", "VS Code"), ("Code - Insiders", "VS Code Insiders")):  # Cline's earlier place
+        storage = code_base / app / "User" / "globalStorage" / "saoudrizwan.claude-dev" / "settings"
+        found.append(Location("cline", f"{CLIENTS['cline']} ({host})", storage / "cline_mcp_settings.json", "cline"))
+    found.append(Location("lm-studio", CLIENTS["lm-studio"], _lm_studio_home(home) / "mcp.json", "mcpServers"))
+    goose_root = _env_path(env, "GOOSE_PATH_ROOT")
+    if goose_root is not None:
+        goose = goose_root / "config"
+    elif platform == "win32":
+        goose = code_base / "Block" / "goose" / "config"  # %APPDATA%: Goose's app strategy on Windows
+    else:
+        goose = (_env_path(env, "XDG_CONFIG_HOME") or home / ".config") / "goose"  # XDG on macOS too
+    found.append(Location("goose", CLIENTS["goose"], goose / "config.yaml", "goose"))
+    continue_home = _env_path(env, "CONTINUE_GLOBAL_DIR") or home / ".continue"
+    found.append(Location("continue", CLIENTS["continue"], continue_home / "config.yaml", "continue"))
+    blocks = continue_home / "mcpServers"  # each block file Continue loads: read, never written
+    for block in sorted(blocks.glob("*.y*ml")) if blocks.is_dir() else []:
+        if block.suffix in (".yaml", ".yml"):
+            label = f"{CLIENTS['continue']} (mcpServers/{block.name})"
+            found.append(Location("continue", label, block, "continue-block"))
     return found
+
+
+def _cline_settings(home: Path, env: Mapping[str, str]) -> Path:
+    """Cline's file, as its own path resolution has it: `CLINE_MCP_SETTINGS_PATH`, else
+    `$CLINE_DATA_DIR/settings/`, else `$CLINE_DIR/data/settings/`, else `~/.cline/data/settings/`."""
+    explicit = _env_path(env, "CLINE_MCP_SETTINGS_PATH")
+    if explicit is not None:
+        return explicit
+    data = _env_path(env, "CLINE_DATA_DIR") or (_env_path(env, "CLINE_DIR") or home / ".cline") / "data"
+    return data / "settings" / "cline_mcp_settings.json"
+
+
+def _lm_studio_home(home: Path) -> Path:
+    """LM Studio's folder: `~/.lmstudio`, or the folder `~/.lmstudio-home-pointer` names (LM Studio
+    writes it; it points at `~/.cache/lm-studio` on older installs, or wherever the user moved it)."""
+    try:
+        pointed = (home / ".lmstudio-home-pointer").read_text(encoding="utf-8-sig").strip()
+    except (OSError, UnicodeDecodeError):
+        pointed = ""
+    absolute = pointed and (Path(pointed).is_absolute() or re.match(r"[A-Za-z]:[\\/]", pointed))
+    return Path(pointed) if absolute else home / ".lmstudio"
 
 
 def _env_path(env: Mapping[str, str], key: str) -> Path | None:

@@ -40,6 +40,13 @@ How the formats are read:
   `excludeTools` and the like are not mcpmanager's: ignored, as every client's unknown keys.
 - Codex: its `config.toml` is TOML, read by `codex_toml` (with `tomllib`; a file that does not parse
   gives one problem with its line and column).
+- Zed: `context_servers` in its `settings.json`, each entry read by `zed.read_entry` (the older
+  `command: {path, args, env}` form too; `enabled: false` is `disabled`; a Zed extension's server is
+  not imported, with a problem). Cline: `mcpServers`, each entry read by `cline.read_entry` (its
+  `type` or legacy `transportType`; a URL without either is SSE, as in Cline). LM Studio: Cursor's
+  notation, read as Cursor's.
+- Goose and Continue: YAML, read by `goose` and `continue_yaml` (PyYAML's safe loader, YAML 1.2 types;
+  a file that does not parse gives one problem with its line and column).
 """
 
 from __future__ import annotations
@@ -48,12 +55,12 @@ import json
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from mcpmanager.core.clients import codex_toml
+from mcpmanager.core.clients import cline, codex_toml, continue_yaml, goose, zed
 from mcpmanager.core.clients.locations import CLIENTS, Layout, client_locations
 from mcpmanager.core.config.json_text import KeyPath, clean_jsonc, json_kind, line_column, render, scan
 from mcpmanager.core.config.load import parse_config
@@ -63,6 +70,13 @@ from mcpmanager.core.config.servers import ServerConfig, StdioServerConfig
 
 _VARIABLE = re.compile(r"\$\{([^}]*)\}")
 _GEMINI_VARIABLE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%")  # also Gemini CLI's in env
+_DIALECTS = {"zed": zed.read_entry, "cline": cline.read_entry}  # their entries, as mcpmanager's
+_TEXT_READERS = {
+    "codex": codex_toml.read_servers,
+    "goose": goose.read_servers,
+    "continue": continue_yaml.read_servers,
+    "continue-block": continue_yaml.read_servers,
+}
 
 
 @dataclass(frozen=True)
@@ -91,14 +105,16 @@ def read_client_config(
     client: str, path: Path, layout: Layout, *, label: str | None = None, home: Path | None = None
 ) -> ClientConfig:
     """Read one client config file; never raises for what is in it (see the module docstring)."""
-    if layout == "codex":  # TOML: read by its own module
-        return _read_codex(client, path, label)
+    if layout in _TEXT_READERS:  # TOML, YAML: read by their own modules
+        return _read_codex(client, path, label, _TEXT_READERS[layout])
     reader = _FileReader(path, home or Path.home())
     servers = reader.read(layout)
     return ClientConfig(client, label or CLIENTS.get(client, client), path, servers, reader.problems)
 
 
-def _read_codex(client: str, path: Path, label: str | None) -> ClientConfig:
+def _read_codex(
+    client: str, path: Path, label: str | None, read: Callable[[str, Path], tuple[list[ServerConfig], list[str]]]
+) -> ClientConfig:
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except OSError as exc:
@@ -106,7 +122,7 @@ def _read_codex(client: str, path: Path, label: str | None) -> ClientConfig:
     except UnicodeDecodeError as exc:
         problem = f"{path}: not UTF-8 text (bad byte at offset {exc.start})"
         return ClientConfig(client, label or CLIENTS.get(client, client), path, [], [problem])
-    servers, problems = codex_toml.read_servers(text, path)
+    servers, problems = read(text, path)
     return ClientConfig(client, label or CLIENTS.get(client, client), path, servers, problems)
 
 
@@ -154,6 +170,8 @@ class _FileReader:
                 sections += [(("projects", key, "mcpServers"), key) for key in projects]
             elif projects is not None:
                 self.problem(("projects",), f"expected an object, got {json_kind(projects)}")
+        elif layout == "zed":
+            sections = [(zed.SECTION, "")]
         else:
             sections = [(("mcpServers",), "")]
         for duplicate in self.duplicates:  # json.loads kept the last one silently
@@ -218,6 +236,10 @@ class _FileReader:
 
     def _read_entry(self, section: KeyPath, name: str, entry: Any) -> ServerConfig | None:
         path = (*section, name)
+        if isinstance(entry, dict) and self.layout in _DIALECTS:
+            entry = _DIALECTS[self.layout](entry, lambda key, reason: self.problem((*path, *key), reason))
+            if entry is None:
+                return None
         if isinstance(entry, dict):
             entry = self._normalise(path, entry)
         try:

@@ -152,6 +152,17 @@ def test_every_location_is_listed_even_when_absent(tmp_path: Path) -> None:
         ("windsurf", ".codeium/windsurf/mcp_config.json", "windsurf"),
         ("gemini-cli", ".gemini/settings.json", "gemini"),
         ("codex", ".codex/config.toml", "codex"),
+        ("zed", ".config/zed/settings.json", "zed"),
+        ("cline", ".cline/data/settings/cline_mcp_settings.json", "cline"),
+        ("cline", ".config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json", "cline"),
+        (
+            "cline",
+            ".config/Code - Insiders/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json",
+            "cline",
+        ),
+        ("lm-studio", ".lmstudio/mcp.json", "mcpServers"),
+        ("goose", ".config/goose/config.yaml", "goose"),
+        ("continue", ".continue/config.yaml", "continue"),
     ]
 
 
