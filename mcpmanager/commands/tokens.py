@@ -54,4 +54,6 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{entry.name}  {entry.created}".rstrip())
     except TokensError as exc:
         raise TokensCommandError(str(exc)) from None
+    except OSError as exc:  # a read-only mount, a folder that cannot be made
+        raise TokensCommandError(f"{args.file}: {exc.strerror or exc}") from None
     return 0

@@ -20,6 +20,7 @@ from tests.helpers.gateway import (
     gateway_client,
     listening,
     make_certificate,
+    open_session,
     own_address,
     spawn_replica,
     status_of,
@@ -101,11 +102,22 @@ async def test_a_gateway_on_a_network_address_serves_tls_and_honours_revocation(
             await _wait_for_tool(client, "a__echo")
             result = await client.call_tool("a__echo", {"text": "over TLS"})
             assert text_of(result) == "over TLS"
+            failed = await client.call_tool("a__fail", {"message": "invalid key abc-SECRETISH-123"})
+            assert failed.is_error
 
         assert status_of(replica.url, None, cert) == 401
         assert status_of(replica.url, "not-a-token", cert) == 401
         assert status_of(replica.url, alice, cert, host="elsewhere.example") == 421
         assert status_of(replica.url, alice, cert) not in (401, 421)
+        # A page on someone's own localhost is not one of the gateway's pages; its own name is.
+        assert status_of(replica.url, alice, cert, origin="http://localhost:3000") == 403
+        assert status_of(replica.url, alice, cert, origin=f"https://{address}") not in (401, 403, 421)
+        if era == "legacy":
+            # A session belongs to the token that opened it: bob holding alice's session id gets
+            # what anyone would for an unknown session.
+            session = open_session(replica.url, alice, cert)
+            assert status_of(replica.url, alice, cert, session=session) == 200
+            assert status_of(replica.url, bob, cert, session=session) == 404
         with pytest.raises(httpx2.ConnectError):  # the certificate is checked: an unknown one is refused
             status_of(replica.url, alice, None)
         with pytest.raises(httpx2.HTTPError):  # TLS only: plain HTTP to the port gets no answer
@@ -120,6 +132,8 @@ async def test_a_gateway_on_a_network_address_serves_tls_and_honours_revocation(
         # The audit trail: each call logged with the name of the token that made it, never the token.
         await wait_for(lambda: "bob called b:echo: ok" in replica.log(), timeout=10)
         assert "alice called a:echo: ok" in replica.log()
+        assert "alice called a:fail: error" in replica.log()
+        assert "SECRETISH" not in replica.log()  # an error's text may echo a key: not logged
         assert alice not in replica.log() and bob not in replica.log()
     finally:
         await stop(replica)

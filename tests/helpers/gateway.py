@@ -148,13 +148,44 @@ async def gateway_client(url: str, token: str, era: str, cert: Path | None = Non
         yield client
 
 
-def status_of(url: str, token: str | None, cert: Path | None = None, host: str | None = None) -> int:
-    """The HTTP status a tools/list POST gets."""
+HANDSHAKE = "2025-11-25"
+
+
+def status_of(
+    url: str,
+    token: str | None,
+    cert: Path | None = None,
+    host: str | None = None,
+    origin: str | None = None,
+    session: str | None = None,
+) -> int:
+    """The HTTP status a tools/list POST gets (in `session`, a handshake-era session id, if given)."""
     headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-    if token is not None:
-        headers["Authorization"] = f"Bearer {token}"
-    if host is not None:
-        headers["Host"] = host
+    for name, value in (("Authorization", token and f"Bearer {token}"), ("Host", host), ("Origin", origin)):
+        if value is not None:
+            headers[name] = value
+    if session is not None:
+        headers |= {"Mcp-Session-Id": session, "MCP-Protocol-Version": HANDSHAKE}
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     with httpx2.Client(verify=trusting(cert), timeout=30) as http:
         return http.post(url, json=body, headers=headers).status_code
+
+
+def open_session(url: str, token: str, cert: Path | None) -> str:
+    """A handshake-era session opened with `token` (initialize, then initialized); its id."""
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "Authorization": f"Bearer {token}",
+    }
+    params = {"protocolVersion": HANDSHAKE, "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+    with httpx2.Client(verify=trusting(cert), timeout=30) as http:
+        opened = http.post(
+            url, json={"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}, headers=headers
+        )
+        assert opened.status_code == 200, opened.text
+        session = opened.headers["mcp-session-id"]
+        headers |= {"Mcp-Session-Id": session, "MCP-Protocol-Version": HANDSHAKE}
+        done = http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+        assert done.status_code == 202, done.text
+    return str(session)

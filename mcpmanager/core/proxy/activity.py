@@ -107,8 +107,10 @@ class Activity:
             stats.errors += updated.outcome != "ok"
             stats.total_time += updated.duration or 0.0
         if finished and updated.caller is not None:
+            # Who, what and how it ended; not the error's text, which may echo a key or a user's data
+            # (it stays in the record, for whoever may read the activity).
             what = f"{updated.server}:{updated.tool}" if updated.server else repr(updated.called)
-            ended = updated.outcome + (f" ({updated.detail})" if updated.detail and updated.outcome != "ok" else "")
-            logger.info("%s called %s: %s in %.0f ms", updated.caller, what, ended, (updated.duration or 0) * 1000)
+            ms = (updated.duration or 0) * 1000
+            logger.info("%s called %s: %s in %.0f ms", updated.caller, what, updated.outcome, ms)
         self.changed.emit(updated)
         return updated

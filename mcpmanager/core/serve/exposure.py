@@ -124,6 +124,9 @@ def admission(exposure: Exposure, local_token: str) -> Admission:
         book = TokenBook(exposure.tokens)
     except TokensError as exc:
         raise ExposureError(str(exc)) from None
-    return Admission(
-        exposure.host_names(), book.who, "mcpmanager needs a bearer token (ask whoever runs this gateway for one)"
-    )
+    hosts = exposure.host_names()
+    # Loopback names stay valid Hosts (a probe or a tunnel on the machine itself), but a web page on
+    # a developer's own localhost is not one of the gateway's pages.
+    pages = frozenset(hosts - set(LOOPBACK_HOSTS)) if not exposure.loopback else hosts
+    missing = "mcpmanager needs a bearer token (ask whoever runs this gateway for one)"
+    return Admission(hosts, book.who, missing, origins=pages)

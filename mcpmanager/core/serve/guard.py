@@ -18,6 +18,9 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+
 from mcpmanager.core.proxy.activity import CALLER_KEY
 from mcpmanager.core.serve.bearer_token import matches
 
@@ -40,6 +43,7 @@ class Admission:
     missing: str  # the 401's text: where a token comes from
     misdirected: str = "mcpmanager does not answer requests sent to this host name"
     named: bool = True  # tokens are people's: each call is recorded and logged with the name
+    origins: frozenset[str] | None = None  # the names a web page may come from (None: `hosts`)
 
 
 def local_admission(token: str) -> Admission:
@@ -93,7 +97,9 @@ class Guard:
         if host is None or host_name(host) not in hosts:
             await _answer(send, 421, self.admission.misdirected)
             return
-        if not allowed_origin(headers.get("origin"), hosts):
+        if not allowed_origin(
+            headers.get("origin"), hosts if self.admission.origins is None else self.admission.origins
+        ):
             await _answer(send, 403, "mcpmanager does not answer web pages of other origins")
             return
         scheme, _, presented = headers.get("authorization", "").partition(" ")
@@ -104,6 +110,9 @@ class Guard:
             return
         if self.admission.named:
             scope.setdefault("state", {})[CALLER_KEY] = caller
+            # The SDK binds a session to the principal that opened it: another person's token that
+            # learnt the session id gets "Session not found", as if there were none.
+            scope["user"] = AuthenticatedUser(AccessToken(token="", client_id=caller, scopes=[]))
         await self.app(scope, receive, send)
 
 

@@ -9,8 +9,12 @@ grants nothing, and a token is shown once, when it is made. A token is 32 random
 SHA-256 is enough (nothing to brute-force; a password hash would only slow every request).
 
 Revoking is removing the entry. The engine notices without a restart: before checking a request it
-looks at the file's identity (inode, size, mtime: one `stat`) and reads it again when it changed,
-so a revocation holds from the next request on every replica that sees the file. A file that has
+looks at the file's identity (device, inode, size, mtime, ctime: one `stat`) and reads it again when
+it changed,
+so a revocation holds from the next request on every replica that sees the file (a request, not a
+stream: an event stream or a call already running when the token was revoked goes on until it
+ends). Edits take a lock beside the file (`.NAME.lock`), so a revoke and an add at the same time
+cannot undo each other. A file that has
 become unreadable or broken refuses every token until it is mended (keeping the last good copy
 would keep a token valid that the edit meant to revoke).
 """
@@ -24,12 +28,15 @@ import logging
 import os
 import re
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from mcpmanager.core.system.atomic_write import write_atomic
+from mcpmanager.core.system.file_lock import FileLock
 
 logger = logging.getLogger(__name__)
 
@@ -95,30 +102,50 @@ def _entry(path: Path, i: int, item: Any) -> Entry:
 def _write(path: Path, entries: list[Entry]) -> None:
     items = [{"name": e.name, "sha256": e.sha256, "created": e.created} for e in entries]
     data = (json.dumps({"tokens": items}, indent=2) + "\n").encode()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, data, 0o600)
+    try:
+        write_atomic(path, data, 0o600)
+    except OSError as exc:
+        raise TokensError(f"cannot write the tokens file {path}: {exc.strerror or exc}") from None
+
+
+@contextmanager
+def _editing(path: Path) -> Iterator[None]:
+    """Held while the file is read, changed and written: two edits at once (a revoke and an add)
+    would otherwise each write what they read, and the later one would bring a revoked token back."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(path.parent, f".{path.name}.lock")
+        lock.acquire(blocking=True)
+    except OSError as exc:
+        raise TokensError(f"cannot change the tokens file {path}: {exc.strerror or exc}") from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def add_token(path: Path, name: str) -> str:
     """A new token for `name`, stored as its digest; the token itself is returned once, never kept."""
     if not NAME.fullmatch(name):
         raise TokensError(f"{name!r}: a token's name is letters, digits, '.', '_', '@' or '-' (up to 64)")
-    entries = read_entries(path) if path.exists() else []
-    if any(e.name == name for e in entries):
-        raise TokensError(f"{name!r} already has a token in {path}; revoke it first to make a new one")
-    token = secrets.token_urlsafe(_BYTES)
-    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    _write(path, [*entries, Entry(name, digest(token), stamp)])
+    with _editing(path):
+        entries = read_entries(path) if path.exists() else []
+        if any(e.name == name for e in entries):
+            raise TokensError(f"{name!r} already has a token in {path}; revoke it first to make a new one")
+        token = secrets.token_urlsafe(_BYTES)
+        stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        _write(path, [*entries, Entry(name, digest(token), stamp)])
     return token
 
 
 def revoke_token(path: Path, name: str) -> None:
-    entries = read_entries(path)
-    kept = [e for e in entries if e.name != name]
-    if len(kept) == len(entries):
-        known = ", ".join(e.name for e in entries) or "none"
-        raise TokensError(f"no token named {name!r} in {path} (named: {known})")
-    _write(path, kept)
+    with _editing(path):
+        entries = read_entries(path)
+        kept = [e for e in entries if e.name != name]
+        if len(kept) == len(entries):
+            known = ", ".join(e.name for e in entries) or "none"
+            raise TokensError(f"no token named {name!r} in {path} (named: {known})")
+        _write(path, kept)
 
 
 class TokenBook:
@@ -126,7 +153,7 @@ class TokenBook:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._seen: tuple[int, int, int] | None = None
+        self._seen: tuple[int, ...] | None = None
         self._digests: dict[str, str] = {}  # digest → name
         self._broken: str | None = None
         self.entries()  # fail at start, with the file's own message, rather than on the first request
@@ -140,7 +167,7 @@ class TokenBook:
     def _refresh(self) -> None:
         try:
             st = os.stat(self.path)
-            identity: tuple[int, int, int] | None = (st.st_ino, st.st_size, st.st_mtime_ns)
+            identity: tuple[int, ...] | None = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
         except OSError:
             identity = None
         if identity == self._seen and identity is not None:
