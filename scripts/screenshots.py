@@ -56,6 +56,11 @@ MORE_CLIENTS = (
     ("windsurf/mcp_config.json", ".codeium/windsurf/mcp_config.json"),
     ("gemini-cli/settings.json", ".gemini/settings.json"),
     ("codex/config.toml", ".codex/config.toml"),
+    ("zed/settings.json", ".config/zed/settings.json"),
+    ("cline/cline_mcp_settings.json", ".cline/data/settings/cline_mcp_settings.json"),
+    ("lm-studio/mcp.json", ".lmstudio/mcp.json"),
+    ("goose/config.yaml", ".config/goose/config.yaml"),
+    ("continue/config.yaml", ".continue/config.yaml"),
 )
 CRASHING = (
     'echo "weather-mcp 0.4.1 starting" >&2; echo "loading settings from ~/.config/weather-mcp" >&2; '
@@ -520,7 +525,7 @@ def make_demo_config(home: Path) -> Path:
 
 
 async def drive_more_clients(manager: Manager) -> None:
-    """The Clients page with every client found, the three added for issue 18 among them (their
+    """The Clients page with every client found, the eight added for issue 18 among them (their
     sample files from the tests, under HOME: see main)."""
     try:
         await manager.started.wait()
@@ -561,7 +566,7 @@ def main(argv: list[str]) -> int:
         home = Path(folder)
         user = home / "user"
         shutil.copytree(CLIENT_CONFIGS, user)
-        for sample, place in MORE_CLIENTS:  # Windsurf, Gemini CLI and Codex, from the tests' samples
+        for sample, place in MORE_CLIENTS:  # the clients added for issue 18, from the tests' samples
             (user / place).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(ROOT / "tests" / "data" / "clients" / sample, user / place)
         os.environ["HOME"] = str(user)  # the Clients page looks for client configs under HOME

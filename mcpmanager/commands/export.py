@@ -127,6 +127,11 @@ def _do(plan: ExportPlan, dry_run: bool) -> None:
         print(
             f"Secrets from the keyring go into {target.path} in plain text (masked above): {', '.join(plan.secrets)}."
         )
+    if plan.secrets and plan.readable_by:
+        print(
+            f"Warning: {target.path} can be read by {plan.readable_by} too, and so can these secrets "
+            f"(`chmod go-r {target.path}` keeps them to you; mcpmanager leaves the file's mode as it is)."
+        )
     if plan.bridge:
         print(
             f"mcpmanager is installed in {target.label} too, and serves these servers: their tools would load twice. "

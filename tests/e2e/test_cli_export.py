@@ -19,6 +19,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
+import yaml
 
 from mcpmanager.commands import export
 from mcpmanager.core.vault.store import Vault
@@ -253,3 +254,55 @@ def test_export_and_undo_in_toml_yaml_and_jsonc(
     assert undo.returncode == 0, undo.stderr
     assert path.read_bytes() == original
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
+
+
+def test_continue_s_config_json_is_not_hidden_behind_a_new_config_yaml(mcpmanager: Runner, tmp_path: Path) -> None:
+    folder = tmp_path / "user" / ".continue"
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text('{"models": [{"title": "mine", "provider": "ollama", "model": "llama3"}]}\n')
+    write_config(tmp_path, SERVERS)
+    before = files_under(tmp_path)
+    done = mcpmanager("export", "--to", "continue", "--servers", "clock")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        f"mcpmanager: {folder / 'config.yaml'}: Continue reads config.json in this folder, and a new config.yaml "
+        "would take its place: move your settings to config.yaml first (Continue's 'Migrating Config to YAML'); "
+        "not changed"
+    ]
+    assert files_under(tmp_path) == before
+
+
+def test_goose_undo_after_goose_rewrote_its_file_puts_the_replaced_extension_back(
+    mcpmanager: Runner, tmp_path: Path
+) -> None:
+    path = tmp_path / "user" / ".config" / "goose" / "config.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_bytes((DATA / "goose" / "config.yaml").read_bytes())
+    slack = yaml.safe_load(path.read_text())["extensions"]["slack"]
+    write_config(tmp_path, {"slack": {"command": "uvx", "args": ["mine"]}})
+    done = mcpmanager("export", "--to", "goose", "--replace")
+    assert done.returncode == 0, done.stderr
+    rewritten = yaml.safe_load(path.read_text())
+    path.write_text(yaml.safe_dump(rewritten, sort_keys=False))  # as Goose writes it: 2-space indentation
+
+    undo = mcpmanager("export", "--to", "goose", "--undo")
+    assert undo.returncode == 0, undo.stderr
+    assert yaml.safe_load(path.read_text()) == {**rewritten, "extensions": {**rewritten["extensions"], "slack": slack}}
+
+
+@pytest.mark.parametrize(("mode", "who"), [(0o644, "its group and other users"), (0o640, "its group"), (0o600, "")])
+def test_with_secrets_says_who_else_can_read_the_file(mcpmanager: Runner, tmp_path: Path, mode: int, who: str) -> None:
+    home = user_home(tmp_path)
+    write_config(tmp_path, SERVERS)
+    Vault().set("greeter", GREETING)
+    path = home / CURSOR
+    path.chmod(mode)
+    done = mcpmanager("export", "--to", "cursor", "--servers", "greeter", "--with-secrets")
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stdout.splitlines() if line.startswith("Warning:")]
+    expected = (
+        f"Warning: {path} can be read by {who} too, and so can these secrets (`chmod go-r {path}` keeps them to you; "
+        "mcpmanager leaves the file's mode as it is)."
+    )
+    assert warnings == ([expected] if who else [])
+    assert path.stat().st_mode & 0o777 == mode

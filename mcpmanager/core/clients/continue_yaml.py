@@ -180,6 +180,16 @@ def _server(number: int, entry: Any, where: str, problems: list[str]) -> ServerC
     return server
 
 
+def refuse_hiding_config_json(path: Path, exists: bool) -> None:
+    """Continue reads config.json only while there is no config.yaml beside it: creating one (install,
+    export) would silently drop the user's models and settings. InstallError then."""
+    if not exists and path.with_name("config.json").is_file():
+        raise InstallError(
+            f"{path}: Continue reads config.json in this folder, and a new config.yaml would take its place: "
+            "move your settings to config.yaml first (Continue's 'Migrating Config to YAML'); not changed"
+        )
+
+
 def document(text: str | None, path: Path) -> tuple[Any, Node | None]:
     try:
         doc, root = load(text or "", path)

@@ -14,12 +14,15 @@ What is written, and what is not (each server gets one line saying which):
 - A value holding a `${keyring:NAME}` reference: no client reads mcpmanager's keyring, and
   writing the secret into a client's file in plain text must be asked for. So such a server is
   skipped, naming the values, unless `--with-secrets`: then the secrets are read from the keyring
-  into the file, and the preview names each one (masked). Secrets mcpmanager's config holds in
-  plain text are written as they are (masked in the preview).
+  into the file, and the preview names each one (masked); when others than its owner may read the
+  file (POSIX modes), the plan says who (`readable_by`), for a warning: the mode is the user's to
+  change. Secrets mcpmanager's config holds in plain text are written as they are (masked in the
+  preview).
 - A server that is off in mcpmanager is written off where the client has a switch (Windsurf's
   `disabled`, Codex's `enabled = false`); elsewhere it is skipped, unless named in `--servers`: then
   it is written on, saying so.
 - mcpmanager's own entry (the bridge, named `mcpmanager`) is never written or replaced.
+- Continue: no config.yaml is created beside a config.json (`continue_yaml.refuse_hiding_config_json`).
 
 Backups, the record of what was written, and `--undo`: `export_undo`.
 """
@@ -30,20 +33,20 @@ import os
 import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mcpmanager.core.clients import export_formats
+from mcpmanager.core.clients import continue_yaml, export_formats
 from mcpmanager.core.clients.change import Change, Target
 from mcpmanager.core.clients.client_file import decode, read_file
 from mcpmanager.core.clients.errors import InstallError
 from mcpmanager.core.clients.export_entries import Unsupported, Writer, writer_for
-from mcpmanager.core.clients.export_undo import write_record
+from mcpmanager.core.clients.export_undo import KeyPath, secret_paths, write_record
 from mcpmanager.core.clients.importing import BRIDGE_NAME, is_bridge, same_definition
 from mcpmanager.core.config.model import Config
 from mcpmanager.core.config.names import free_name
-from mcpmanager.core.config.servers import ServerConfig, StdioServerConfig
+from mcpmanager.core.config.servers import ServerConfig, StdioServerConfig, secret_values
 from mcpmanager.core.system.atomic_write import write_atomic
 from mcpmanager.core.vault.references import REFERENCE, filled_by
 from mcpmanager.core.vault.store import Vault, VaultError
@@ -73,6 +76,8 @@ class ExportPlan:
     replaced: tuple[str, ...] = ()
     secrets: tuple[str, ...] = ()  # `github: env GITHUB_TOKEN`: values read from the keyring
     bridge: bool = False  # mcpmanager's own entry is in the file (the servers would load twice)
+    masked: dict[str, list[KeyPath]] = field(default_factory=dict, repr=False)  # `export_undo.secret_paths`
+    readable_by: str = ""  # `its group`, `other users`: who else may read the file the keyring's secrets go into
 
 
 # Choosing ------------------------------------------------------------------------------------------
@@ -151,6 +156,8 @@ def plan_export(
     except Unsupported as exc:
         raise InstallError(str(exc)) from None
     before = read_file(target.path)
+    if target.layout == "continue":
+        continue_yaml.refuse_hiding_config_json(target.path, before is not None)
     text = decode(before, target.path) if before is not None else None
     existing = export_formats.current(text, target)
     theirs = export_formats.as_imported(text, target, existing, home or Path.home())
@@ -163,7 +170,18 @@ def plan_export(
         after = export_formats.with_entries(text, target, entries, replaced).encode("utf-8")
     change = Change(target, "export", before, after, secrets=tuple(sorted(planner.secrets)))
     bridge = BRIDGE_NAME in existing and any(not e.get("disabled") and e.get("enabled", True) for e in entries.values())
-    return ExportPlan(change, lines, entries, tuple(replaced), tuple(planner.places), bridge)
+    readable_by = _readable_by(target.path) if planner.places and before is not None else ""
+    masked = {name: planner.masked[name] for name in entries}
+    return ExportPlan(change, lines, entries, tuple(replaced), tuple(planner.places), bridge, masked, readable_by)
+
+
+def _readable_by(path: Path) -> str:
+    """Who but its owner may read the file (POSIX modes): said, never changed behind the user's back."""
+    if os.name != "posix":
+        return ""
+    mode = Path(os.path.realpath(path)).stat().st_mode
+    who = [name for bit, name in ((stat.S_IRGRP, "its group"), (stat.S_IROTH, "other users")) if mode & bit]
+    return " and ".join(who)
 
 
 @dataclass
@@ -183,6 +201,7 @@ class _Planner:
     secrets: set[str] = field(default_factory=set)  # values read from the keyring, to mask
     places: list[str] = field(default_factory=list)  # where they go: `github: env GITHUB_TOKEN`
     cache: dict[str, str | None] = field(default_factory=dict)
+    masked: dict[str, list[KeyPath]] = field(default_factory=dict)  # where each entry holds a secret
 
     def line(self, server: ServerConfig) -> Line:
         label, note = self.target.label, ""
@@ -193,7 +212,7 @@ class _Planner:
                 why = f"off in mcpmanager, and {label} has no switch to keep a server off: not exported"
                 return Line("!", server.name, why + " (name it in --servers to export it on)")
             server, note = replace(server, disabled=False), f"written on ({label} has no switch to keep it off)"
-        places = references(server)
+        places, values = references(server), set[str]()
         if places and self.vault is None:
             many = len(places) > 1
             return Line(
@@ -228,6 +247,7 @@ class _Planner:
             self.replaced.append(name)
             note = _joined(f"replaces {label}'s {name!r}", note)
         self.entries[name] = entry
+        self.masked[name] = secret_paths(entry, {*secret_values(server), *values})  # for the record
         return Line("~" if name in self.replaced else "+", server.name, note)
 
     def _taken(self, name: str, entry: dict[str, Any], server: ServerConfig) -> Line | None:
@@ -272,8 +292,7 @@ def apply_export(plan: ExportPlan, now: datetime | None = None) -> Path | None:
     if not change.changed or change.after is None:
         return None
     mode = stat.S_IMODE(path.stat().st_mode) if change.before is not None else 0o600
-    backup = write_record(
-        change.target.path, change.before, change.after, plan.written, plan.replaced, now or datetime.now()
-    )
+    after, when = change.after, now or datetime.now(UTC)
+    backup = write_record(change.target.path, change.before, after, plan.written, plan.replaced, when, plan.masked)
     write_atomic(path, change.after, mode)
     return backup

@@ -60,10 +60,13 @@ def entry_text(text: str, target: Target, name: str) -> str | None:
     return json_entry_text(text, target.layout, target.path, name)
 
 
-def without(text: str, target: Target, names: Collection[str], put_back: Mapping[str, str]) -> str:
-    """`text` without the entries `names`; those in `put_back` get that text back."""
+def without(
+    text: str, target: Target, names: Collection[str], put_back: Mapping[str, str], previous: Mapping[str, Any]
+) -> str:
+    """`text` without the entries `names`; those in `put_back` get that text back (`previous`: their
+    values, to check the result: anything else changed, and InstallError)."""
     if target.layout == "codex":
-        return toml_without(text, target.path, names, put_back)
+        return toml_without(text, target.path, names, put_back, previous)
     if target.layout in YAML_LAYOUTS:
-        return yaml_without(text, target.layout, target.path, names, put_back)
-    return json_without(text, target.layout, target.path, names, put_back)
+        return yaml_without(text, target.layout, target.path, names, put_back, previous)
+    return json_without(text, target.layout, target.path, names, put_back, previous)

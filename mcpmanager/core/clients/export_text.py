@@ -9,7 +9,8 @@ by its undo. As install's, they splice only what they are about, so every other 
   in the file's line ends, its `env` and `http_headers` as inline tables (one table per server, so
   undo takes out exactly its lines). Replacing a server takes out its table and its sub-tables
   (`[mcp_servers.NAME.env]`) first. Every edit is checked by parsing the result: anything but the
-  expected values changed, and nothing is written (InstallError).
+  expected values changed, and nothing is written (InstallError); undo's edits too (the file now,
+  without export's entries, those it replaced back).
 """
 
 from __future__ import annotations
@@ -75,16 +76,36 @@ def json_with(text: str | None, layout: Layout, path: Path, entries: Mapping[str
     return doc.text
 
 
-def json_without(text: str, layout: Layout, path: Path, names: Collection[str], put_back: Mapping[str, str]) -> str:
-    """`text` without the entries `names`; those in `put_back` get that text (their value before)."""
+def json_without(
+    text: str,
+    layout: Layout,
+    path: Path,
+    names: Collection[str],
+    put_back: Mapping[str, str],
+    previous: Mapping[str, Any],
+) -> str:
+    """`text` without the entries `names`; those in `put_back` get that text (their value before,
+    `previous`). The result must read as the document with just those changes, or InstallError."""
     doc = JsonText(text, "  ", str(path))
     section = section_of(layout)
+    expected = copy.deepcopy(parse(text, path))
+    entries: Any = expected
+    for part in section:
+        entries = entries.get(part) if isinstance(entries, dict) else None
     for name in names:
         if name in put_back:
             doc.set(section, name, Raw(put_back[name]))
+            entries[name] = copy.deepcopy(previous[name])
         else:
             doc.remove(section, name)
+            entries.pop(name, None)
+    if parse(doc.text, path) != expected:
+        raise _unsafe_undo(path)
     return doc.text
+
+
+def _unsafe_undo(path: Path) -> InstallError:
+    return InstallError(f"{path}: mcpmanager cannot take its entries out of this file safely as text; nothing undone")
 
 
 def json_entry_text(text: str, layout: Layout, path: Path, name: str) -> str | None:
@@ -181,16 +202,31 @@ def toml_with(text: str | None, path: Path, entries: Mapping[str, Any], replace:
     return out
 
 
-def toml_without(text: str, path: Path, names: Collection[str], put_back: Mapping[str, str]) -> str:
-    """`text` without the tables of `names`; those in `put_back` get those lines (their table before)."""
+def toml_without(
+    text: str, path: Path, names: Collection[str], put_back: Mapping[str, str], previous: Mapping[str, Any]
+) -> str:
+    """`text` without the tables of `names`; those in `put_back` get those lines (their table before,
+    `previous`). The result must read as the document with just those changes, or InstallError."""
     out = text
     nl = newline_of(text)
+    expected = copy.deepcopy(_toml(text, path))
+    servers = expected.get(SECTION)
     for name in names:
         out = _cut(out, name)
+        if isinstance(servers, dict):
+            servers.pop(name, None)
     for name in names:
         if name in put_back:
             if out and not out.endswith("\n"):
                 out += nl
             out += (nl if out.strip() else "") + put_back[name]
-    _toml(out, path)
+            expected.setdefault(SECTION, {})[name] = copy.deepcopy(previous[name])
+    try:
+        got = _toml(out, path)
+    except InstallError:
+        got = None
+    if expected.get(SECTION) == {} and isinstance(got, dict) and SECTION not in got:
+        del expected[SECTION]  # its last table taken out: no `[mcp_servers]` left to read
+    if got != expected:
+        raise _unsafe_undo(path)
     return out

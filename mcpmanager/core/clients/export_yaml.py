@@ -7,6 +7,11 @@ or `mcpServers:` with nothing under it, `{}` or `[]`, gets a block under it). Re
 takes out its lines first. A section written in flow style (`extensions: {a: …}`) cannot take
 lines: refused. Every edit is checked by parsing the result: anything but the expected values
 changed, and nothing is written (InstallError).
+
+Undo after an edit puts a replaced entry back as its lines from the backup; when the client rewrote
+the file at another indentation since (Goose writes 2 spaces), at their old column they would nest
+under the entry above, so the entry is rendered afresh at the file's indentation instead. The
+result is checked against the document it must be, as export's own edits are.
 """
 
 from __future__ import annotations
@@ -167,13 +172,81 @@ def yaml_with(text: str | None, layout: str, path: Path, entries: Mapping[str, A
     return out
 
 
-def yaml_without(text: str, layout: str, path: Path, names: Collection[str], put_back: Mapping[str, str]) -> str:
-    """`text` without the entries `names`; those in `put_back` get those lines (their entry before)."""
+def yaml_without(
+    text: str, layout: str, path: Path, names: Collection[str], put_back: Mapping[str, str], previous: Mapping[str, Any]
+) -> str:
+    """`text` without the entries `names`; those in `put_back` get those lines back (their entry
+    before, whose value is in `previous`), re-rendered when the file's indentation changed since."""
+    dialect = _dialect(layout)
+    doc, _ = dialect.document(text, path)
+    expected = _expected_without(doc, layout, names, {n: previous[n] for n in names if n in put_back})
     out = text
     for name in names:
         span = _span(out, layout, path, name)
-        if span is not None:
-            out = out[: span[0]] + out[span[1] :]
-    out = _put(out, layout, path, {}, "".join(put_back[n] for n in names if n in put_back))
-    _dialect(layout).document(out, path)
+        if span is None:  # flow style now: its text cannot be told apart, so nothing is taken out
+            raise InstallError(f"{path}: {dialect.SECTION}.{name}: not written in block style any more; nothing undone")
+        out = out[: span[0]] + out[span[1] :]
+    out = _put(out, layout, path, {}, _put_back_lines(out, layout, path, names, put_back, previous))
+    try:
+        got, _ = load(out, path)
+    except YamlError:
+        got = None
+    if _emptied(got, dialect.SECTION) != _emptied(expected, dialect.SECTION):
+        raise InstallError(
+            f"{path}: mcpmanager cannot take its entries out of this file safely as text; nothing undone"
+        )
     return out
+
+
+def _expected_without(doc: Any, layout: str, names: Collection[str], previous: Mapping[str, Any]) -> dict[str, Any]:
+    """The document without the entries `names` (Continue: the first item of each name, as `_span`
+    finds it), the values in `previous` at the section's end."""
+    expected = copy.deepcopy(doc) if isinstance(doc, dict) else {}
+    section = _dialect(layout).SECTION
+    if layout == "goose":
+        kept = dict(expected.get(section) or {})
+        for name in names:
+            kept.pop(name, None)
+        expected[section] = {**kept, **copy.deepcopy(dict(previous))}
+        return expected
+    listed = list(expected.get(section) or [])
+    for name in names:
+        first = next((i for i, v in enumerate(listed) if isinstance(v, dict) and v.get("name") == name), None)
+        if first is not None:
+            del listed[first]
+    expected[section] = listed + copy.deepcopy(list(previous.values()))
+    return expected
+
+
+def _emptied(doc: Any, section: str) -> Any:
+    """`doc` with an empty section read as none: taking out its last entry leaves `extensions:`."""
+    if isinstance(doc, dict) and doc.get(section) in ({}, [], None) and section in doc:
+        return {**doc, section: None}
+    return doc
+
+
+def _put_back_lines(
+    out: str, layout: str, path: Path, names: Collection[str], put_back: Mapping[str, str], previous: Mapping[str, Any]
+) -> str:
+    """The lines put back, as they were written when their column is the section's now; else (the
+    client rewrote the file at another indentation since) rendered as new entries are, so an entry
+    cannot end up nested in the one above it."""
+    nl = newline_of(out)
+    found = _section(out, layout, path)
+    block = found[1] if found is not None and is_block(found[1]) and found[1].value else None
+    column = 2 if found is None else found[0].start_mark.column + 2
+    if isinstance(block, MappingNode):
+        column = block.value[0][0].start_mark.column
+    elif isinstance(block, SequenceNode):
+        column = dash_column(out, block.value[0])
+    lines = []
+    for name in names:
+        if name not in put_back:
+            continue
+        raw = put_back[name].replace("\r\n", "\n").replace("\n", nl)
+        first = next((line for line in raw.splitlines() if line.strip() and not line.lstrip().startswith("#")), "")
+        if len(first) - len(first.lstrip(" ")) == column or not isinstance(previous.get(name), dict):
+            lines.append(raw)
+        else:
+            lines.append(_rendered(out, layout, {name: previous[name]}, block, nl, column))
+    return "".join(lines)

@@ -84,11 +84,8 @@ def plan_install(
     dialect = _dialect(target)
     before = read_file(target.path)
     text = decode(before, target.path) if before is not None else None
-    if target.layout == "continue" and before is None and target.path.with_name("config.json").is_file():
-        raise InstallError(
-            f"{target.path}: Continue reads config.json in this folder, and a new config.yaml would take its place: "
-            "move your settings to config.yaml first (Continue's 'Migrating Config to YAML'); not changed"
-        )
+    if target.layout == "continue":
+        continue_yaml.refuse_hiding_config_json(target.path, before is not None)
     dialect.document(text, target.path)  # refuses a file that does not read, before anything else
     served = tuple(_served(target, text, config)) if config is not None else ()
     entry = bridge_entry(target.layout, command, mode)

@@ -182,11 +182,16 @@ def scalar(value: Any) -> str:
     if value is None:
         return "null"
     text = str(value)
-    return text if _PLAIN.fullmatch(text) and text.lower() not in _NOT_PLAIN else json.dumps(text, ensure_ascii=False)
+    return text if _plain(text, _PLAIN) else json.dumps(text, ensure_ascii=False)
 
 
 def key_text(key: str) -> str:
-    return key if _PLAIN_KEY.fullmatch(key) else json.dumps(key, ensure_ascii=False)
+    """A key as a string to every reader: `true`, `null`, `yes` as keys would be a boolean or null."""
+    return key if _plain(key, _PLAIN_KEY) else json.dumps(key, ensure_ascii=False)
+
+
+def _plain(text: str, pattern: re.Pattern[str]) -> bool:
+    return bool(pattern.fullmatch(text)) and text.lower() not in _NOT_PLAIN
 
 
 def flow(value: Any) -> str:
