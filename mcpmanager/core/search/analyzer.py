@@ -114,10 +114,13 @@ def analyze(text: str) -> Analyzed:
     words = [stem(w) for w in surface]
     wholes = [stem(w) for w in whole_surface]
     known = set(words).union(wholes)
+    # Each word's joinability once (a word is in two pairs); ASCII words only need not be numbers.
+    ascii_only = text.isascii()
+    join = [not w.isdigit() if ascii_only else _joinable(w) for w in surface]
     pairs = [
         joined
-        for a, b in itertools.pairwise(surface)
-        if _joinable(a) and _joinable(b) and (joined := stem(a + b)) not in known
+        for i, (a, b) in enumerate(itertools.pairwise(surface))
+        if join[i] and join[i + 1] and (joined := stem(a + b)) not in known
     ]
     return Analyzed(tuple(words), tuple(pairs), tuple(wholes))
 

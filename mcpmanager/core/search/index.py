@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mcpmanager.core.search.document import Hit, SearchDoc
-from mcpmanager.core.search.fields import K1, doc_terms
+from mcpmanager.core.search.fields import K1, Bags, doc_terms
 from mcpmanager.core.search.hybrid import fuse
 from mcpmanager.core.search.postings import Postings, idf
 from mcpmanager.core.search.query import build_query
@@ -72,9 +72,13 @@ class SearchIndex:
         self._postings.clear()
         self._entries.clear()
         docs = list(docs)
+        bags: Bags = {}  # the texts analysed in this build (see `doc_terms`)
+        weights: list[tuple[str, dict[str, float]]] = []
         for doc in docs:
-            self._add(doc, bulk=True)
-        self._postings.compact()
+            terms = doc_terms(doc, bags)
+            weights.append((doc.key, terms.weights))
+            self._entries[doc.key] = _Entry(doc, terms.name_terms)
+        self._postings.load(weights)
         if self.semantic is not None:
             self.semantic.replace_all(docs)
 
@@ -90,9 +94,9 @@ class SearchIndex:
         if self.semantic is not None:
             self.semantic.remove(key)
 
-    def _add(self, doc: SearchDoc, bulk: bool = False) -> None:
+    def _add(self, doc: SearchDoc) -> None:
         terms = doc_terms(doc)
-        self._postings.add(doc.key, terms.weights, bulk=bulk)
+        self._postings.add(doc.key, terms.weights)
         self._entries[doc.key] = _Entry(doc, terms.name_terms)
 
     # Searching ------------------------------------------------------------------------------------
