@@ -85,7 +85,11 @@ class Guard:
         self.admission = admission
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] == "websocket":  # no route speaks it: refused before any check can be probed
+            await receive()  # websocket.connect
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        if scope["type"] != "http":  # lifespan
             await self.app(scope, receive, send)
             return
         if scope.get("path") == HEALTH_PATH:

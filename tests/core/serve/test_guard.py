@@ -74,3 +74,20 @@ async def test_the_local_guard_keeps_its_messages() -> None:
     got, body, scope = await request(guard, "/mcp", {"Host": "localhost:1", "Authorization": "Bearer t0ken"})
     assert got == 200
     assert CALLER_KEY not in scope.get("state", {})  # one user's machine: no names to record
+
+
+async def test_a_websocket_is_closed_unheard() -> None:
+    sent: list[MutableMapping[str, Any]] = []
+    called: list[bool] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "websocket.connect"}
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        sent.append(message)
+
+    async def inner(scope: Any, receive: Any, send: Any) -> None:
+        called.append(True)
+
+    await Guard(inner, team)({"type": "websocket", "path": "/mcp", "headers": []}, receive, send)
+    assert sent == [{"type": "websocket.close", "code": 1008}] and not called
