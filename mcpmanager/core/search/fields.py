@@ -70,11 +70,8 @@ def _bag(text: str, bags: Bags) -> Bag:
 
 
 def doc_terms(doc: SearchDoc, bags: Bags | None = None) -> DocTerms:
-    """The tool's term weights. `bags`: the texts already analysed in this build. Catalogues repeat
-    texts (a parameter's name and description on every tool of a server, a server's name on each
-    of its tools): the benchmark's 20,000 tools have some 190,000 texts, 24,000 to 42,000 of them
-    distinct, more than `analyze`'s own cache keeps (its evictions made a rebuild analyse most texts
-    twice), so a build remembers them itself while it runs, and forgets them after."""
+    """The tool's term weights (an upsert; a rebuild computes every tool's at once, with the same
+    arithmetic, in `bulk_terms`). `bags`: texts already analysed, when several tools are added."""
     bags = {} if bags is None else bags
     fields = (
         (NAME, (_bag(doc.name, bags),)),

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from mcpmanager.core.search.bulk_terms import bulk_terms
 from mcpmanager.core.search.document import Hit, SearchDoc
-from mcpmanager.core.search.fields import K1, Bags, doc_terms
+from mcpmanager.core.search.fields import K1, doc_terms
 from mcpmanager.core.search.hybrid import fuse
 from mcpmanager.core.search.postings import Postings, idf
 from mcpmanager.core.search.query import build_query
@@ -71,14 +72,15 @@ class SearchIndex:
     def replace_all(self, docs: Iterable[SearchDoc]) -> None:
         self._postings.clear()
         self._entries.clear()
-        docs = list(docs)
-        bags: Bags = {}  # the texts analysed in this build (see `doc_terms`)
-        weights: list[tuple[str, dict[str, float]]] = []
-        for doc in docs:
-            terms = doc_terms(doc, bags)
-            weights.append((doc.key, terms.weights))
-            self._entries[doc.key] = _Entry(doc, terms.name_terms)
-        self._postings.load(weights)
+        latest: dict[str, SearchDoc] = {}
+        for doc in docs:  # a key given twice: the last one, in its place, as upserts would leave it
+            latest.pop(doc.key, None)
+            latest[doc.key] = doc
+        docs = list(latest.values())
+        built = bulk_terms(docs)
+        for doc, name_terms in zip(docs, built.name_terms, strict=True):
+            self._entries[doc.key] = _Entry(doc, name_terms)
+        self._postings.load_runs(list(latest), built.vocabulary, built.term_ids, built.weights, built.lengths)
         if self.semantic is not None:
             self.semantic.replace_all(docs)
 

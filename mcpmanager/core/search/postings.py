@@ -117,34 +117,46 @@ class Postings:
         for key, weights in entries:  # a key given twice: the last one, in its place, as add() does
             latest.pop(key, None)
             latest[key] = weights
-        self.clear()
-        ids, df = self._ids, self._df
+        vocabulary: dict[str, int] = {}
         flat_ids: list[int] = []
         flat_values: list[float] = []
         lengths: list[int] = []
         for weights in latest.values():
-            for term in weights:
-                term_id = ids.get(term)
-                if term_id is None:
-                    term_id = ids[term] = len(df)
-                    df.append(0)
-                df[term_id] += 1
-                flat_ids.append(term_id)
+            flat_ids.extend(vocabulary.setdefault(term, len(vocabulary)) for term in weights)
             flat_values.extend(weights.values())
             lengths.append(len(weights))
-        term_ids = np.array(flat_ids, dtype=np.int32)
-        values = np.array(flat_values, dtype=np.float64)
-        self._index(term_ids, values, lengths, len(df))
+        ids, values = np.array(flat_ids, dtype=np.int64), np.array(flat_values, dtype=np.float64)
+        self.load_runs(list(latest), list(vocabulary), ids, values, np.array(lengths, dtype=np.int64))
+
+    def load_runs(
+        self,
+        keys: list[str],
+        vocabulary: list[str],
+        term_ids: npt.NDArray[np.int64],
+        values: FloatArray,
+        lengths: npt.NDArray[np.int64],
+    ) -> None:
+        """Replace everything by `keys` (distinct), document i having the terms
+        `vocabulary[term_ids[start:start + lengths[i]]]` with their `values`."""
+        self.clear()
+        df = np.bincount(term_ids, minlength=len(vocabulary))
+        used = np.flatnonzero(df)  # terms no document has are not kept
+        renumber = np.full(len(vocabulary), -1, dtype=np.int32)
+        renumber[used] = np.arange(len(used), dtype=np.int32)
+        new_ids = renumber[term_ids]
+        self._ids = {vocabulary[t]: i for i, t in enumerate(used.tolist())}
+        self._df = df[used].tolist()
+        sizes = lengths.tolist()
+        self._index(new_ids, values, sizes, len(used))
         self._forward = []
         start = 0
-        for length in lengths:
-            self._forward.append((term_ids[start : start + length], values[start : start + length]))
+        for length in sizes:
+            self._forward.append((new_ids[start : start + length], values[start : start + length]))
             start += length
-        keys = list(latest)
         self._keys = list[str | None](keys)
         self._slot_of = {k: i for i, k in enumerate(keys)}
-        self._alive = np.ones(len(self._keys), dtype=bool)
-        self._main_docs = len(self._keys)
+        self._alive = np.ones(len(keys), dtype=bool)
+        self._main_docs = len(keys)
 
     def _index(self, term_ids: npt.NDArray[np.int32], values: FloatArray, lengths: list[int], terms: int) -> None:
         """The main segment from every live document's terms, in slot order."""
