@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -49,6 +49,25 @@ class Change:
     exact: bool = True  # undo: False when the file was edited since and only mcpmanager's part went
     notes: tuple[str, ...] = ()
     secrets: tuple[str, ...] = field(default=(), repr=False)  # more values to mask (export: from the keyring)
+
+    @classmethod
+    def install(
+        cls,
+        target: Target,
+        before: bytes | None,
+        after: str,
+        mode: Mode | None,
+        served: Sequence[str],
+        disable_served: bool,
+        notes: Sequence[str] = (),
+    ) -> Change:
+        """An install's change, whatever the file's format: the servers mcpmanager already serves are
+        turned off in the client (`moved`) with --disable-served, else only named (`served`)."""
+        served = tuple(served)
+        moved, named = (served, ()) if disable_served else ((), served)
+        return cls(
+            target, "install", before, after.encode("utf-8"), mode=mode, moved=moved, served=named, notes=tuple(notes)
+        )
 
     @property
     def changed(self) -> bool:

@@ -76,15 +76,7 @@ def plan_install(
     _doc(text, target.path)
     served = tuple(_served(text, target.path, config)) if config is not None else ()
     after = installed(text, target.path, entry, served if disable_served else ())
-    return Change(
-        target,
-        "install",
-        before,
-        after.encode("utf-8"),
-        mode=mode,
-        moved=served if disable_served else (),
-        served=() if disable_served else served,
-    )
+    return Change.install(target, before, after, mode, served, disable_served)
 
 
 def installed(text: str | None, path: Path, entry: dict[str, Any], disable: Sequence[str]) -> str:

@@ -54,6 +54,7 @@ from mcpmanager.core.clients.yaml_text import (
     next_line,
     pairs,
     position,
+    reads_as,
     server_from,
     usable,
     without_value,
@@ -244,13 +245,7 @@ def installed(text: str | None, path: Path, entry: dict[str, Any], disable: Sequ
         section.append(entry)
     else:
         section[at] = entry
-    try:
-        got, _ = load(out, path)
-    except YamlError:
-        got = None
-    if got != expected:
-        raise InstallError(f"{path}: mcpmanager cannot add its server to this file safely as text; not changed")
-    return out
+    return reads_as(out, path, expected, "mcpmanager cannot add its server to this file safely as text; not changed")
 
 
 def _list(out: str, path: Path) -> tuple[ScalarNode, Node] | None:

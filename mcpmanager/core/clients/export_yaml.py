@@ -42,6 +42,7 @@ from mcpmanager.core.clients.yaml_text import (
     newline_of,
     next_line,
     pairs,
+    reads_as,
     without_value,
 )
 
@@ -163,13 +164,9 @@ def yaml_with(text: str | None, layout: str, path: Path, entries: Mapping[str, A
             v for v in expected.get(dialect.SECTION) or [] if not (isinstance(v, dict) and v.get("name") in replace)
         ]
         expected[dialect.SECTION] = kept + copy.deepcopy(list(entries.values()))
-    try:
-        got, _ = load(out, path)
-    except YamlError:
-        got = None
-    if got != expected:
-        raise InstallError(f"{path}: mcpmanager cannot write its entries into this file safely as text; not changed")
-    return out
+    return reads_as(
+        out, path, expected, "mcpmanager cannot write its entries into this file safely as text; not changed"
+    )
 
 
 def yaml_without(

@@ -49,6 +49,7 @@ from mcpmanager.core.clients.yaml_text import (
     next_line,
     pairs,
     position,
+    reads_as,
     server_from,
     usable,
     without_value,
@@ -224,13 +225,7 @@ def installed(text: str | None, path: Path, entry: dict[str, Any], disable: Sequ
     if not isinstance(expected.get(SECTION), dict):
         expected[SECTION] = {}
     expected[SECTION][BRIDGE] = entry
-    try:
-        got, _ = load(out, path)
-    except YamlError:
-        got = None
-    if got != expected:
-        raise InstallError(f"{path}: mcpmanager cannot add its extension to this file safely as text; not changed")
-    return out
+    return reads_as(out, path, expected, "mcpmanager cannot add its extension to this file safely as text; not changed")
 
 
 def _extensions(out: str, path: Path) -> tuple[ScalarNode, Node] | None:

@@ -164,16 +164,7 @@ def plan_install(
     notes = _settings_notes(target, config, home) if config is not None else []
     entry = bridge_entry(target.layout, command, mode)
     after = _installed(text, target, entry, served if disable_served else {})
-    return Change(
-        target,
-        "install",
-        before,
-        after.encode("utf-8"),
-        mode=mode,
-        moved=labels if disable_served else (),
-        served=() if disable_served else labels,
-        notes=tuple(notes),
-    )
+    return Change.install(target, before, after, mode, labels, disable_served, notes)
 
 
 def _served(doc: dict[str, Any], target: Target, config: Config, home: Path | None) -> dict[KeyPath, list[str]]:

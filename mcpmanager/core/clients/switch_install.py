@@ -52,15 +52,7 @@ def plan_install(
     doc = parse(text, target.path)
     served = tuple(_served(doc, target.layout, config, home)) if config is not None else ()
     after = installed(text, target, entry, served if disable_served else ())
-    return Change(
-        target,
-        "install",
-        before,
-        after.encode("utf-8"),
-        mode=mode,
-        moved=served if disable_served else (),
-        served=() if disable_served else served,
-    )
+    return Change.install(target, before, after, mode, served, disable_served)
 
 
 def installed(text: str | None, target: Target, entry: dict[str, Any], disable: Sequence[str]) -> str:

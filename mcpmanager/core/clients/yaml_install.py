@@ -90,16 +90,7 @@ def plan_install(
     served = tuple(_served(target, text, config)) if config is not None else ()
     entry = bridge_entry(target.layout, command, mode)
     after = dialect.installed(text, target.path, entry, served if disable_served else ())
-    return Change(
-        target,
-        "install",
-        before,
-        after.encode("utf-8"),
-        mode=mode,
-        moved=served if disable_served else (),
-        served=() if disable_served else served,
-        notes=tuple(_notes(target, config, home)),
-    )
+    return Change.install(target, before, after, mode, served, disable_served, _notes(target, config, home))
 
 
 def plan_undo(target: Target) -> Change:

@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from mcpmanager.core.clients.errors import InstallError
 from mcpmanager.core.config.load import parse_config
 from mcpmanager.core.config.model import ConfigError
 from mcpmanager.core.config.names import SERVER_NAME, usable_name
@@ -73,6 +74,18 @@ def load(text: str, path: Path) -> tuple[Any, Node | None]:
         raise YamlError(f"{path}: invalid YAML: {exc}") from None
     except RecursionError:
         raise YamlError(f"{path}: invalid YAML: nested too deeply") from None
+
+
+def reads_as(out: str, path: Path, expected: Any, refusal: str) -> str:
+    """`out` when it reads as `expected` (a text edit changed only what it meant to), else
+    InstallError(`refusal`): every YAML edit is parsed again before anything is written."""
+    try:
+        got, _ = load(out, path)
+    except YamlError:
+        got = None
+    if got != expected:
+        raise InstallError(f"{path}: {refusal}")
+    return out
 
 
 def position(node: Node) -> str:
