@@ -197,7 +197,21 @@ def _installed(
     section = _sections({}, target.layout)[0]
     doc.ensure_object(section)
     doc.set(section, BRIDGE_NAME, entry)
+    if target.layout == "gemini":
+        _allowed_in_gemini(doc)
     return doc.text
+
+
+def _allowed_in_gemini(doc: JsonText, allow: bool = True) -> None:
+    """Gemini CLI starts only the servers its `mcp.allowed` list names, when there is one (seen with
+    Gemini CLI 0.61: mcpmanager listed as "Blocked"), so mcpmanager joins the list (`allow`), and
+    leaves it on an undo of a file edited since (an exact undo restores the backup's bytes)."""
+    settings = doc.value()
+    mcp = settings.get("mcp") if isinstance(settings, dict) else None
+    allowed = mcp.get("allowed") if isinstance(mcp, dict) else None
+    if not isinstance(allowed, list) or (BRIDGE_NAME in allowed) == allow:
+        return
+    doc.set(("mcp",), "allowed", [*allowed, BRIDGE_NAME] if allow else [n for n in allowed if n != BRIDGE_NAME])
 
 
 def _settings_notes(target: Target, config: Config, home: Path | None) -> list[str]:
@@ -269,6 +283,8 @@ def _surgical_undo(
     """The file was edited since install: keep the edits, take out only what install put in."""
     doc = JsonText(text, "  ", str(target.path))
     doc.remove(sections[0], BRIDGE_NAME)
+    if target.layout == "gemini":
+        _allowed_in_gemini(doc, allow=False)
     notes = [
         f"{target.path} was edited since mcpmanager was installed: your edits are kept, only mcpmanager's entry removed"
     ]

@@ -275,8 +275,13 @@ def test_install_keeps_every_other_byte_and_undo_restores_them(tmp_path: Path, c
     assert after == change.after
     doc = parse(after)
     assert doc["mcpServers"].pop("mcpmanager") == {"command": COMMAND[0], "args": ["connect", "--mode", "direct"]}
+    if client == "gemini-cli":  # its allowlist names mcpmanager too, or Gemini CLI blocks it
+        assert doc["mcp"]["allowed"].pop() == "mcpmanager"
     assert doc == parse(before)  # every other setting and server, as it was
-    added = inserted_only(before.decode("utf-8"), after.decode("utf-8"))  # every other byte, in order
+    kept = before.decode("utf-8")
+    if client == "gemini-cli":  # the list, on its one line, gains the name and nothing else
+        kept = kept.replace('"discoveredServer"]', '"discoveredServer", "mcpmanager"]', 1)
+    added = inserted_only(kept, after.decode("utf-8"))  # every other byte, in order
     assert added.lstrip(",").lstrip().startswith('"mcpmanager": {') and added.count('"mcpmanager"') == 1
     if client == "windsurf":  # its CRLF line ends and tabs, followed
         assert "\r\n" in added and after.count(b"\n") == after.count(b"\r\n") and "\t\t" in added
