@@ -22,7 +22,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
-from mcpmanager.core.clients import zed
+from mcpmanager.core.clients import gemini_allowed, zed
 from mcpmanager.core.clients.change import Layout
 from mcpmanager.core.clients.client_file import parse
 from mcpmanager.core.clients.codex_toml import (
@@ -70,6 +70,8 @@ def json_with(text: str | None, layout: Layout, path: Path, entries: Mapping[str
     doc.ensure_object(section)
     for name, entry in entries.items():
         doc.set(section, name, entry)
+    if layout == "gemini":  # or Gemini CLI blocks them
+        gemini_allowed.allow(doc, list(entries))
     got = current_entries(doc.text, layout, path)
     if any(got.get(name) != entry for name, entry in entries.items()):
         raise InstallError(f"{path}: mcpmanager cannot write its entries into this file safely as text; not changed")

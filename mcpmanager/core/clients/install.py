@@ -66,7 +66,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from mcpmanager.core.clients import codex_install, switch_install, yaml_install, zed
+from mcpmanager.core.clients import codex_install, gemini_allowed, switch_install, yaml_install, zed
 from mcpmanager.core.clients.backups import list_backups
 from mcpmanager.core.clients.change import Change, InstalledMode, Layout, Target, TargetState
 from mcpmanager.core.clients.client_file import decode, label, object_at, parse, read_file
@@ -198,20 +198,8 @@ def _installed(
     doc.ensure_object(section)
     doc.set(section, BRIDGE_NAME, entry)
     if target.layout == "gemini":
-        _allowed_in_gemini(doc)
+        gemini_allowed.allow(doc, [BRIDGE_NAME])
     return doc.text
-
-
-def _allowed_in_gemini(doc: JsonText, allow: bool = True) -> None:
-    """Gemini CLI starts only the servers its `mcp.allowed` list names, when there is one (seen with
-    Gemini CLI 0.61: mcpmanager listed as "Blocked"), so mcpmanager joins the list (`allow`), and
-    leaves it on an undo of a file edited since (an exact undo restores the backup's bytes)."""
-    settings = doc.value()
-    mcp = settings.get("mcp") if isinstance(settings, dict) else None
-    allowed = mcp.get("allowed") if isinstance(mcp, dict) else None
-    if not isinstance(allowed, list) or (BRIDGE_NAME in allowed) == allow:
-        return
-    doc.set(("mcp",), "allowed", [*allowed, BRIDGE_NAME] if allow else [n for n in allowed if n != BRIDGE_NAME])
 
 
 def _settings_notes(target: Target, config: Config, home: Path | None) -> list[str]:
@@ -284,7 +272,7 @@ def _surgical_undo(
     doc = JsonText(text, "  ", str(target.path))
     doc.remove(sections[0], BRIDGE_NAME)
     if target.layout == "gemini":
-        _allowed_in_gemini(doc, allow=False)
+        gemini_allowed.allow(doc, [BRIDGE_NAME], allowed=False)
     notes = [
         f"{target.path} was edited since mcpmanager was installed: your edits are kept, only mcpmanager's entry removed"
     ]
