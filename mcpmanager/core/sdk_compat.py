@@ -76,6 +76,15 @@ def pass_results_through(client: Client) -> None:
     setattr(client.session, "validate_tool_result", accept)  # noqa: B010 - shadows the method
 
 
+def stamp_request(client: Client, request: dict[str, Any]) -> None:
+    """Put on `request` (a JSON-RPC request as a dict) what the client's session puts on each of its
+    own: for a 2026-07-28 server, the envelope in `params._meta` (version, client info,
+    capabilities, the log-level opt-in). The session keeps its stamp privately."""
+    stamp = getattr(client.session, "_stamp", None)
+    if stamp is not None:
+        stamp(request, {})
+
+
 def without_telemetry(server: Server[Any]) -> None:
     """The SDK's default OpenTelemetry middleware opens a span per message even with no exporter; a
     proxy pays it twice per call, for nothing unless tracing is set up."""
@@ -91,6 +100,13 @@ def http_sessions(server: Server[Any]) -> int:
 def listen_streams(listen: ListenHandler) -> int:
     """Modern clients listening for changes on `listen` (kept privately)."""
     return len(getattr(listen, "_streams", ()) or ())
+
+
+def initialize_accepted(session: ServerSession) -> bool:
+    """Whether the connection of a request's session has passed its handshake (the SDK's own gate
+    for requests, read where a middleware answers before that gate)."""
+    connection = connection_of(session)
+    return bool(getattr(connection, "initialize_accepted", False))
 
 
 def connection_of(session: ServerSession) -> object:

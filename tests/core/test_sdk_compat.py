@@ -126,3 +126,36 @@ async def test_the_oauth_provider_takes_the_stored_expiry_as_it_loads_its_tokens
     await provider._initialize()  # the private step it hooks: loading the stored tokens
     assert provider.context.current_tokens is not None and provider.context.token_expiry_time == 12.0
     assert not provider.context.is_token_valid() and provider.context.can_refresh_token()  # refreshed first
+
+
+async def test_a_request_session_tells_whether_its_connection_passed_the_handshake() -> None:
+    seen: list[bool] = []
+
+    async def listing(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
+        seen.append(sdk_compat.initialize_accepted(ctx.session))
+        return types.ListToolsResult(tools=[])
+
+    server: Server[Any] = Server("s", on_list_tools=listing)
+    async with Client(server, mode="legacy", cache=None) as client:
+        await client.list_tools()
+    assert seen == [True]
+    assert sdk_compat.initialize_accepted(object()) is False  # type: ignore[arg-type]  # no connection: not passed
+
+
+@pytest.mark.parametrize(("mode", "enveloped"), [("legacy", False), ("auto", True)])
+async def test_a_raw_request_is_stamped_as_the_session_stamps_its_own(mode: str, enveloped: bool) -> None:
+    """The fast lane writes tools/call itself: a 2026-07-28 server must find the same envelope in it."""
+
+    async def listing(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[])
+
+    server: Server[Any] = Server("s", on_list_tools=listing)
+    async with Client(server, mode=mode, cache=None) as client:
+        request: dict[str, Any] = {"method": "tools/call", "params": {"name": "t", "arguments": {}}}
+        sdk_compat.stamp_request(client, request)
+        version = client.protocol_version
+    meta = request["params"].get("_meta", {})
+    assert (types.PROTOCOL_VERSION_META_KEY in meta) is enveloped
+    if enveloped:
+        assert meta[types.PROTOCOL_VERSION_META_KEY] == version
+        assert types.CLIENT_INFO_META_KEY in meta and types.CLIENT_CAPABILITIES_META_KEY in meta

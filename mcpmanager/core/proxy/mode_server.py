@@ -35,6 +35,7 @@ from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
 from mcpmanager.core.config.modes import Mode
 from mcpmanager.core.proxy import meta_tools as meta
 from mcpmanager.core.proxy.connections import Connections
+from mcpmanager.core.proxy.fast_lane import FastLane
 from mcpmanager.core.proxy.passthrough import Passthrough
 from mcpmanager.core.sdk_compat import http_sessions, listen_streams, without_telemetry
 
@@ -100,6 +101,7 @@ class ModeServer:
         offered: Offered,
         roots_changed: RootsChanged,
         connections: Connections,
+        lane: FastLane | None = None,
     ) -> None:
         self.mode = mode
         self.catalogue = catalogue
@@ -139,6 +141,8 @@ class ModeServer:
             "notifications/roots/list_changed", types.NotificationParams, self._on_roots_changed
         )
         without_telemetry(self.server)
+        if lane is not None:  # the common tools/call, answered before the typed handler (`fast_lane`)
+            self.server.middleware.append(lane.middleware(mode == "discovery"))
 
     # What its clients see -------------------------------------------------------------------------
 

@@ -22,7 +22,8 @@ from mcpmanager.core.catalogue.offerings import Offerings
 from mcpmanager.core.proxy.callers import Caller, Callers
 from mcpmanager.core.proxy.rounds import Rounds
 from mcpmanager.core.proxy.starting import StartingServers
-from mcpmanager.core.supervisor.downstream import Downstream, Unavailable
+from mcpmanager.core.supervisor.downstream import Downstream
+from mcpmanager.core.supervisor.tool_calls import Unavailable
 
 logger = logging.getLogger(__name__)
 

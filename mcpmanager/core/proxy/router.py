@@ -33,6 +33,7 @@ from mcpmanager.core.proxy.asking import ClientAsks, ask_caller, missing_capabil
 from mcpmanager.core.proxy.callers import Caller, Callers
 from mcpmanager.core.proxy.connections import Connections
 from mcpmanager.core.proxy.discovery import Discovery
+from mcpmanager.core.proxy.fast_lane import FastLane
 from mcpmanager.core.proxy.learning import Learning, session_of, shown_keys
 from mcpmanager.core.proxy.mode_server import CallResult, ModeServer
 from mcpmanager.core.proxy.passthrough import Passthrough
@@ -45,8 +46,9 @@ from mcpmanager.core.resolve.words import fold
 from mcpmanager.core.search.index import SearchIndex
 from mcpmanager.core.search.semantic import ModelName, SemanticIndex
 from mcpmanager.core.search.vector_cache import VectorCache
-from mcpmanager.core.supervisor.downstream import Downstream, ProgressCallback, Unavailable
+from mcpmanager.core.supervisor.downstream import Downstream
 from mcpmanager.core.supervisor.lifecycle import State
+from mcpmanager.core.supervisor.tool_calls import ProgressCallback, Unavailable
 from mcpmanager.core.tool_results import error_result
 
 logger = logging.getLogger(__name__)
@@ -83,6 +85,7 @@ class Router:
         self.rounds = Rounds(self.callers, self.asks)
         self.starting = StartingServers(servers)
         self.passthrough = Passthrough(self.offerings, servers, self.callers, self.rounds, self.starting)
+        self.fast_lane = FastLane(self)
         self.mode_servers = {
             m: ModeServer(
                 m,
@@ -93,6 +96,7 @@ class Router:
                 self.offered,
                 self.roots_changed,
                 self.connections,
+                self.fast_lane,
             )
             for m in MODES
         }

@@ -22,7 +22,6 @@ import anyio
 import mcp_types as types
 from mcp import Client
 from mcp.client.session import IncomingMessage
-from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -50,20 +49,15 @@ from mcpmanager.core.supervisor.offers import Listed, every_page, list_offers
 from mcpmanager.core.supervisor.process import ChildProcess, Spawner, SpawnError, spawn_child
 from mcpmanager.core.supervisor.remote import remote_transport
 from mcpmanager.core.supervisor.stderr_log import StderrLog
+from mcpmanager.core.supervisor.tool_calls import ToolCalls
 from mcpmanager.core.tasks import first_of, spawn
-from mcpmanager.core.tool_results import error_result
 from mcpmanager.core.vault.references import MissingSecret
 from mcpmanager.core.vault.store import VaultError
 
 logger = logging.getLogger(__name__)
 
-ProgressCallback = ProgressFnT
 _LIST_CHANGED = (types.PromptListChangedNotification, types.ResourceListChangedNotification)
 _LAST_WORDS = 0.5  # seconds to let a closed server's exit code and last stderr lines arrive
-
-
-class Unavailable(Exception):
-    """The server cannot take a request now; the message says why (and its state)."""
 
 
 class _StartFailure(Exception):
@@ -73,7 +67,7 @@ class _StartFailure(Exception):
         self.permanent = permanent
 
 
-class Downstream(ClientWishes):
+class Downstream(ClientWishes, ToolCalls):
     def __init__(
         self,
         config: ServerConfig,
@@ -388,6 +382,8 @@ class Downstream(ClientWishes):
             return
         self._lost_recorded = True
         self._client = None
+        if self.process is not None:  # calls sent as bytes end with the session's (a grandchild may hold the pipe)
+            self.process.raw.close()
         self._crashed(reason)
 
     def _crashed(self, reason: str, permanent: bool = False, sign_in: bool = False) -> None:
@@ -395,101 +391,8 @@ class Downstream(ClientWishes):
         self.log.note(reason)
         self._apply(lifecycle.Crashed(self._clock(), reason, permanent, sign_in))
 
-    # Calls ----------------------------------------------------------------------------------------
-
-    async def call_tool(
-        self,
-        name: str,
-        arguments: dict[str, Any] | None,
-        progress: ProgressCallback | None = None,
-        input_responses: types.InputResponses | None = None,
-        request_state: str | None = None,
-    ) -> types.CallToolResult | types.InputRequiredResult:
-        """Call a tool; failures come back as isError results naming the server and its state.
-
-        An `InputRequiredResult` (a 2026-07-28 server asking the user something) is handed back to
-        the caller as it is, and the caller's answers (`input_responses`, `request_state`) are passed
-        down on the retry: the client at the far end owns the conversation with the user."""
-        try:
-            client = await self.ready_client()
-        except Unavailable as exc:
-            return error_result(str(exc))
-        try:
-            result = await client.session.call_tool(
-                name,
-                arguments,
-                read_timeout_seconds=self.settings.call_timeout,
-                progress_callback=progress,
-                input_responses=input_responses,
-                request_state=request_state,
-                allow_input_required=True,
-            )
-            if isinstance(result, types.CallToolResult | types.InputRequiredResult):
-                return _without_server_info(result)
-            return error_result(f"Server '{self.name}' answered '{name}' with an unknown result shape.")
-        except MCPError as exc:
-            if exc.error.code == types.REQUEST_TIMEOUT:  # the SDK's read timeout: not a refusal
-                waited = self.settings.call_timeout
-                return error_result(f"Server '{self.name}' did not answer '{name}' within {waited:g} s.")
-            if exc.error.code != types.CONNECTION_CLOSED:
-                return error_result(f"Server '{self.name}' rejected the call to '{name}': {self.log.mask(str(exc))}")
-            await self._settle()  # the server died under the call: say how, once the exit is known
-            return self.unavailable(f"the connection closed during the call to '{name}'")
-        except TimeoutError:
-            waited = self.settings.call_timeout
-            return error_result(f"Server '{self.name}' did not answer '{name}' within {waited:g} s.")
-        except Exception as exc:  # the connection broke under the call: most likely the server died
-            logger.debug("%s: call to %s failed", self.name, name, exc_info=True)
-            await self._settle()
-            return self.unavailable(f"the call to '{name}' was cut off ({type(explain.leaf(exc)).__name__})")
-
-    async def ready_client(self) -> Client:
-        """The live client of a ready server, after waiting (bounded by startingWait) for one that is
-        starting or restarting after a crash; raises `Unavailable` saying why there is none."""
-        wait = self.settings.starting_wait
-        if self._coming_back(wait):
-            with anyio.move_on_after(wait) as waited:
-                while self._coming_back(wait):
-                    await self._status_changed.wait()
-            if waited.cancelled_caught:
-                raise Unavailable(self.unavailable_text(f"it was not ready within {wait:g} s"))
-        client = self._client
-        if client is None or self.status.state is not State.READY:
-            raise Unavailable(self.unavailable_text())
-        return client
-
-    def _coming_back(self, wait: float) -> bool:
-        """Starting, or backing off with its restart due within `wait`."""
-        status = self.status
-        if status.state is State.STARTING:
-            return True
-        return status.state is State.BACKOFF and status.retry_in is not None and status.retry_in <= wait
-
-    async def _settle(self) -> None:
-        # Give the exit watcher a moment so the error names the real state, not "ready".
-        with anyio.move_on_after(1.0):
-            while self.status.state is State.READY:
-                await anyio.sleep(0.02)
-
-    def unavailable(self, detail: str | None = None) -> types.CallToolResult:
-        return error_result(self.unavailable_text(detail))
-
-    def unavailable_text(self, detail: str | None = None) -> str:
-        return explain.unavailable_text(self.name, self.status, self.log, detail)
-
     def _explain(self, exc: BaseException) -> str:
         return explain.explain(exc, self.process, self.log, self.ready_since is not None)
-
-
-def _without_server_info(
-    result: types.CallToolResult | types.InputRequiredResult,
-) -> types.CallToolResult | types.InputRequiredResult:
-    """Drop the downstream's identity stamp: the client talks to mcpmanager, which stamps its own."""
-    meta = result.meta
-    if not meta or types.SERVER_INFO_META_KEY not in meta:
-        return result
-    rest = {k: v for k, v in meta.items() if k != types.SERVER_INFO_META_KEY}
-    return result.model_copy(update={"meta": rest or None})
 
 
 def _file_safe(name: str) -> str:

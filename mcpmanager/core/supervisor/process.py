@@ -10,6 +10,7 @@ with the ladder: close stdin → wait → SIGTERM the group → wait → SIGKILL
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
@@ -26,9 +27,10 @@ from mcp.shared.message import SessionMessage
 
 from mcpmanager.core.config.servers import StdioServerConfig
 from mcpmanager.core.sdk_compat import TransportStreams
+from mcpmanager.core.supervisor.raw_calls import RawCalls
 from mcpmanager.core.supervisor.stderr_log import StderrLog
 from mcpmanager.core.system.command_path import prepare_spawn
-from mcpmanager.core.system.lines import LineFramer, Overlong, blank, json_line, read_message
+from mcpmanager.core.system.lines import LineFramer, Overlong, blank, json_line, parse_line, to_message
 from mcpmanager.core.system.process_groups import ProcessGroups
 
 _CHUNK = 65536
@@ -108,6 +110,10 @@ class ChildProcess:
         # Its stdout (our session) ended: a crash is known from here, before the exit is reaped.
         self.closed = anyio.Event()
         self.stderr_closed = anyio.Event()
+        # Tool calls sent as bytes beside the session (`raw_calls`); one lock keeps messages whole.
+        self._stdin: anyio.abc.ByteSendStream | None = None
+        self._writing = asyncio.Lock()  # asyncio's: taking a free one does not yield to the loop
+        self.raw = RawCalls(self._write_raw)
 
     @property
     def pid(self) -> int | None:
@@ -158,6 +164,7 @@ class ChildProcess:
         assert process is not None and process.stdin and process.stdout and process.stderr
         to_session, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](0)
+        self._stdin = process.stdin
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._pump_stdout, process.stdout, to_session)
             tg.start_soon(self._pump_stdin, process.stdin, from_session)
@@ -240,24 +247,29 @@ class ChildProcess:
         self, stdout: anyio.abc.ByteReceiveStream, sink: MemoryObjectSendStream[SessionMessage | Exception]
     ) -> None:
         framer = LineFramer()  # no cap: a server's result may be as large as it is
-        async with sink:
-            with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-                while True:
-                    lines = framer.feed(await stdout.receive(_CHUNK))
-                    lines.reverse()
-                    while lines:
-                        line = lines.pop()
-                        message = None if isinstance(line, Overlong) else self._parse(line)  # (no cap here)
-                        del line  # a huge result's bytes go before the session takes its message on
-                        if message is not None:
-                            await sink.send(message)
+        try:
+            async with sink:
+                with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    while True:
+                        lines = framer.feed(await stdout.receive(_CHUNK))
+                        lines.reverse()
+                        while lines:
+                            line = lines.pop()
+                            message = None if isinstance(line, Overlong) else self._parse(line)  # (no cap here)
+                            del line  # a huge result's bytes go before the session takes its message on
+                            if message is not None:
+                                await sink.send(message)
+        finally:
+            self.raw.close()  # no answer comes any more
         self.closed.set()
 
     def _parse(self, line: bytes) -> SessionMessage | None:
+        """The session's message on `line`; None for a blank line, noise, or an answer `raw` took."""
         if blank(line):
             return None
         try:  # the bytes as they are: a decoded, stripped copy of a 50 MiB line costs two more
-            return SessionMessage(read_message(line))
+            parsed = parse_line(line)
+            return None if self.raw.claims(parsed) else SessionMessage(to_message(parsed))
         except ValueError:
             text = line.decode("utf-8", "replace").strip()
             # Some servers log to stdout. Feeding that to the session would fail it; keeping it in
@@ -272,10 +284,22 @@ class ChildProcess:
         async with source:
             try:
                 async for message in source:
-                    for piece in json_line(message.message):
-                        await stdin.send(piece)  # type: ignore[arg-type]  # a memoryview is what it writes
+                    async with self._writing:
+                        for piece in json_line(message.message):
+                            await stdin.send(piece)  # type: ignore[arg-type]  # a memoryview is what it writes
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 return
+
+    def raw_lane(self) -> RawCalls | None:
+        """`raw`, while the pipes it needs are open (a transport of our own pipes is running)."""
+        return self.raw if self._stdin is not None and not self.raw.closed else None
+
+    async def _write_raw(self, line: bytes) -> None:
+        stdin = self._stdin
+        if stdin is None:
+            raise OSError("the server's input is not open")
+        async with self._writing:
+            await stdin.send(line)
 
     async def _pump_stderr(self, stderr: anyio.abc.ByteReceiveStream) -> None:
         with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import mcp_types as types
 import pydantic_core
@@ -117,11 +118,14 @@ def json_line(message: BaseModel) -> Iterable[bytes | memoryview]:
     A huge one (a 50 MiB tool result) is streamed: its values encoded a slice at a time, so the line
     never exists whole; the serializer would hold it twice or more while it grows, then copy it out.
     Any other comes straight from the serializer's bytes (`model_dump_json().encode() + b"\n"`
-    made three copies), in slices, so a pipe that cannot take it at once buffers a slice, not it."""
+    made three copies), in slices, so a pipe that cannot take it at once buffers a slice, not it;
+    a small one (nearly every message) as one piece with its line end."""
     payload = getattr(message, "result", None) or getattr(message, "params", None)
     if isinstance(payload, dict) and _longer_than(payload, STREAMED):
         return _streamed(message.model_dump(mode="json", by_alias=True, exclude_unset=True))
     data = type(message).__pydantic_serializer__.to_json(message, by_alias=True, exclude_unset=True)
+    if len(data) < WRITE_SLICE:  # one write: a reader woken by a line without its end wakes twice
+        return [data + b"\n"]
     view = memoryview(data)
     return [view[start : start + WRITE_SLICE] for start in range(0, len(view), WRITE_SLICE)] + [memoryview(b"\n")]
 
@@ -184,4 +188,15 @@ def read_message(line: bytes) -> types.JSONRPCMessage:
     Parsed to Python objects first, then validated: the union's own JSON reader holds about five
     copies of a huge string at once (a 50 MiB result cost 200 MiB more, against 50 here), and small
     messages take the same time either way."""
-    return types.jsonrpc_message_adapter.validate_python(pydantic_core.from_json(line), by_name=False)
+    return to_message(parse_line(line))
+
+
+def parse_line(line: bytes) -> Any:
+    """A line's JSON value (raises ValueError if it is not JSON): the one parse of a message, which
+    a fast path may route on before (or instead of) validating it."""
+    return pydantic_core.from_json(line)
+
+
+def to_message(value: Any) -> types.JSONRPCMessage:
+    """A parsed line as a JSON-RPC message (raises ValueError if it is none)."""
+    return types.jsonrpc_message_adapter.validate_python(value, by_name=False)

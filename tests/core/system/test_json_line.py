@@ -45,3 +45,11 @@ def test_a_huge_request_is_streamed_too() -> None:
     line, largest = written(request)
     assert json.loads(line) == request.model_dump(mode="json", by_alias=True, exclude_unset=True)
     assert largest < 2 * STREAMED
+
+
+def test_a_small_message_is_one_piece_with_its_line_end() -> None:
+    """One write per message: a reader woken by a line without its end would wake a second time."""
+    pieces = [bytes(piece) for piece in json_line(result("small"))]
+    assert len(pieces) == 1 and pieces[0].endswith(b"\n") and pieces[0].count(b"\n") == 1
+    big = [bytes(piece) for piece in json_line(result("y" * WRITE_SLICE))]
+    assert len(big) > 1 and big[-1] == b"\n"

@@ -1,0 +1,193 @@
+"""The fast lane for the common tools/call: a tool named as the catalogue knows it, with arguments
+it declares, on a ready stdio server, for a handshake-era client.
+
+Such a call needs none of what the full path (`Router.call`) is for: no name to resolve or argument
+to repair, no question for anyone, no era to translate, no progress to relay. The lane is a server
+middleware, so it sees the request after the SDK's dispatcher (which owns its id, its cancellation
+and its answer) but before the typed handler: it decides on the raw parameters, writes the call
+to the server as bytes (`RawCalls`) and returns the server's `result` as the server wrote it. What
+the full path records happens here too: the activity entry, the call in flight on its server (so
+a server asking its client something, or logging, reaches this client), and learning from use.
+Anything else goes on to the full path, so a call the lane declines is answered exactly as before.
+
+The server's result is sieved through the client's version of the protocol, as the full path's
+answer is (a 2026-07-28 server's `resultType` means nothing to a handshake-era client); a
+2026-07-28 server that asks a question instead of answering is answered the full path's way
+(`Rounds`). A 2026-07-28 client goes the full path: its answers carry mcpmanager's own stamp.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+import mcp_types as types
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types.methods import serialize_server_result
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
+from mcpmanager.core.proxy.activity import Activity, CallRecord, team_caller
+from mcpmanager.core.proxy.approval import Approvals
+from mcpmanager.core.proxy.callers import Caller, Callers
+from mcpmanager.core.proxy.connections import Connections
+from mcpmanager.core.proxy.learning import Learning, session_of
+from mcpmanager.core.proxy.rounds import Rounds
+from mcpmanager.core.resolve.resolver import Resolver
+from mcpmanager.core.sdk_compat import initialize_accepted
+from mcpmanager.core.supervisor.downstream import Downstream
+from mcpmanager.core.supervisor.tool_calls import RawOutcome
+from mcpmanager.core.tool_results import error_result
+
+logger = logging.getLogger(__name__)
+
+_PLAIN = frozenset({"name", "arguments", "_meta"})  # what a call the lane may take can hold
+
+
+class Routes(Protocol):
+    """What the lane uses of the router (it cannot import it: the router holds the lane)."""
+
+    catalogue: Catalogue
+    servers: Mapping[str, Downstream]
+    resolver: Resolver
+    approvals: Approvals
+    activity: Activity
+    learning: Learning
+    callers: Callers
+    connections: Connections
+    rounds: Rounds
+    calls: int
+
+
+class FastLane:
+    def __init__(self, routes: Routes) -> None:
+        self._routes = routes
+        self.enabled = True  # off: every call goes the full path (to compare the two)
+        self.taken = 0  # calls the lane answered (the rest went the full path)
+
+    def middleware(self, meta_tools: bool) -> Any:
+        """The lane as a server middleware for one mode (`meta_tools`: discovery mode, where a name
+        that is not a catalogue tool's may be a meta-tool's: the full path decides those)."""
+
+        async def lane(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+            if ctx.method == "tools/call":
+                taken = await self.call(ctx, meta_tools)
+                if taken is not None:
+                    return taken
+            return await call_next(ctx)
+
+        return lane
+
+    async def call(self, ctx: ServerRequestContext[Any, Any], meta_tools: bool) -> dict[str, Any] | None:
+        """The call's result, or None when the lane does not take it (the full path does)."""
+        routes = self._routes
+        params = ctx.params
+        if not self.enabled or ctx.protocol_version in MODERN_PROTOCOL_VERSIONS or not _plain(params):
+            return None
+        assert params is not None  # (`_plain`)
+        name, arguments = params.get("name"), params.get("arguments")
+        if type(name) is not str or not (arguments is None or type(arguments) is dict):
+            return None
+        if not initialize_accepted(ctx.session):  # the full path answers as the SDK does
+            return None
+        if meta_tools and routes.catalogue.get(name) is None:
+            return None  # a meta-tool, or a miss whose answer may point to discover_tools
+        plan = routes.resolver.plan(name, arguments, False, search=meta_tools)
+        tool, checked = plan.tool, plan.checked
+        if plan.error is not None or tool is None or checked is None or checked.renames:
+            return None
+        rule = routes.approvals.rule(tool)
+        downstream = routes.servers.get(tool.server)
+        if rule.policy != "allow" or downstream is None:
+            return None
+        lane = downstream.raw_lane()
+        if lane is None:
+            return None
+        routes.calls += 1
+        self.taken += 1
+        started = time.perf_counter()
+        record = routes.activity.begin(name, "direct", team_caller(ctx.request))
+        where = {"server": tool.server, "tool": tool.name, "exposed": tool.exposed}
+        approval = {"approval": "allowed by its setting"} if rule.own else {}
+        routes.activity.update(record, **where, how=plan.resolution.how, renames=(), **approval)
+        sent = False
+
+        async def send(caller: Caller, answers: types.InputResponses | None, state: str | None) -> Any:
+            """The first send as bytes; a 2026-07-28 server's retries with answers the session's way."""
+            nonlocal sent
+            if not sent:
+                sent = True
+                return await downstream.call_tool_raw(lane, tool.name, arguments)
+            return await downstream.call_tool(tool.name, arguments, None, answers, state)
+
+        typed = types.CallToolRequestParams.model_construct(name=name, arguments=arguments)
+        outcome: RawOutcome
+        try:  # in flight on its server while it runs (what the server asks, or logs, reaches this client)
+            outcome = await routes.rounds.run(tool.server, ctx, typed, send, "tools/call")
+        except MCPError as exc:  # a question the client could not answer
+            outcome = error_result(f"Calling '{name}' on server '{tool.server}' failed: {exc}")
+        except Exception as exc:  # boundary: a bug here must reach the model as text, not -32603
+            logger.exception("call to %s failed", tool.key)
+            outcome = error_result(f"Calling '{name}' on server '{tool.server}' failed: {exc}")
+        return self._finish(ctx, record, tool, started, outcome)
+
+    def _finish(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        record: CallRecord,
+        tool: CatalogueTool,
+        started: float,
+        outcome: RawOutcome,
+    ) -> dict[str, Any]:
+        """The result in the client's version of the protocol (sieved as the full path's answer is),
+        and the call's record finished."""
+        routes = self._routes
+        if isinstance(outcome, dict):
+            try:
+                result = serialize_server_result("tools/call", ctx.protocol_version, _without_server_info(outcome))
+            except ValueError:
+                shape = f"Server '{tool.server}' answered '{tool.name}' with an unknown result shape."
+                result = _dumped(error_result(shape))
+        else:
+            result = _dumped(outcome)
+        failed = result.get("isError") is True
+        detail = _first_line(result) if failed else None
+        duration = time.perf_counter() - started
+        routes.activity.update(record, outcome="error" if failed else "ok", detail=detail, duration=duration)
+        if not failed:
+            routes.learning.called(session_of(ctx, routes.connections), tool.key)
+        return result
+
+
+def _dumped(result: types.CallToolResult | types.InputRequiredResult) -> dict[str, Any]:
+    return result.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def _plain(params: Mapping[str, Any] | None) -> bool:
+    """Only a name, arguments and a `_meta` that asks for no progress: nothing the full path must
+    handle (a retry's `inputResponses`/`requestState`, a task, progress to relay)."""
+    if not isinstance(params, Mapping) or not _PLAIN.issuperset(params):
+        return False
+    meta = params.get("_meta")
+    return meta is None or (isinstance(meta, Mapping) and "progressToken" not in meta)
+
+
+def _without_server_info(result: dict[str, Any]) -> dict[str, Any]:
+    """Drop a downstream's identity stamp, as the full path does (a handshake-era server has none)."""
+    meta = result.get("_meta")
+    if not isinstance(meta, dict) or types.SERVER_INFO_META_KEY not in meta:
+        return result
+    rest = {k: v for k, v in meta.items() if k != types.SERVER_INFO_META_KEY}
+    return {**result, "_meta": rest} if rest else {k: v for k, v in result.items() if k != "_meta"}
+
+
+def _first_line(result: dict[str, Any]) -> str | None:
+    """The first line of a failed result's text, for the activity log (as the full path keeps it)."""
+    for content in result.get("content") or ():
+        text = content.get("text") if isinstance(content, dict) and content.get("type") == "text" else None
+        if isinstance(text, str) and text.strip():
+            return text.strip().splitlines()[0][:300]
+    return None

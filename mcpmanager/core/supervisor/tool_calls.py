@@ -1,0 +1,192 @@
+"""Tool calls on one server, mixed into its `Downstream`: through the SDK's session, or as bytes
+(`raw_calls`) for the proxy's fast lane. Either way a failure comes back as an
+isError result that names the server, the tool and why, in the same words.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp import Client
+from mcp.shared.dispatcher import ProgressFnT
+from mcp.shared.exceptions import MCPError
+from mcp_types.methods import is_input_required
+
+from mcpmanager.core.config.settings import SupervisorSettings
+from mcpmanager.core.sdk_compat import stamp_request
+from mcpmanager.core.supervisor import explain
+from mcpmanager.core.supervisor.lifecycle import State, Status
+from mcpmanager.core.supervisor.process import ChildProcess
+from mcpmanager.core.supervisor.raw_calls import RawCalls, RawClosed
+from mcpmanager.core.supervisor.stderr_log import StderrLog
+from mcpmanager.core.tool_results import error_result
+
+logger = logging.getLogger(__name__)
+
+ProgressCallback = ProgressFnT
+# A raw call's outcome: the result as the server wrote it, or an isError result saying why there is none.
+RawOutcome = dict[str, Any] | types.CallToolResult | types.InputRequiredResult
+
+
+class Unavailable(Exception):
+    """The server cannot take a request now; the message says why (and its state)."""
+
+
+class ToolCalls:
+    # Provided by the Downstream this is mixed into.
+    name: str
+    settings: SupervisorSettings
+    log: StderrLog
+    process: ChildProcess | None
+    protocol_version: str | None
+    _client: Client | None
+    _status_changed: asyncio.Event
+
+    @property
+    def status(self) -> Status:
+        raise NotImplementedError
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None,
+        progress: ProgressCallback | None = None,
+        input_responses: types.InputResponses | None = None,
+        request_state: str | None = None,
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        """Call a tool; failures come back as isError results naming the server and its state.
+
+        An `InputRequiredResult` (a 2026-07-28 server asking the user something) is handed back to
+        the caller as it is, and the caller's answers (`input_responses`, `request_state`) are passed
+        down on the retry: the client at the far end owns the conversation with the user."""
+        try:
+            client = await self.ready_client()
+        except Unavailable as exc:
+            return error_result(str(exc))
+        try:
+            result = await client.session.call_tool(
+                name,
+                arguments,
+                read_timeout_seconds=self.settings.call_timeout,
+                progress_callback=progress,
+                input_responses=input_responses,
+                request_state=request_state,
+                allow_input_required=True,
+            )
+            if isinstance(result, types.CallToolResult | types.InputRequiredResult):
+                return _without_server_info(result)
+            return error_result(f"Server '{self.name}' answered '{name}' with an unknown result shape.")
+        except MCPError as exc:
+            return await self._refused(name, exc)
+        except TimeoutError:
+            return self._too_slow(name)
+        except Exception as exc:  # the connection broke under the call: most likely the server died
+            return await self._cut_off(name, exc)
+
+    def raw_lane(self) -> RawCalls | None:
+        """Where a tool call can go as bytes now (a ready stdio server), or None."""
+        process, client = self.process, self._client
+        if process is None or client is None or self.status.state is not State.READY:
+            return None
+        return process.raw_lane()
+
+    async def call_tool_raw(self, lane: RawCalls, name: str, arguments: dict[str, Any] | None) -> RawOutcome:
+        """Call a tool through `lane` (`raw_lane`), stamped as the session stamps its requests: the
+        `result` the server wrote, untouched; a 2026-07-28 server's question as its typed
+        `InputRequiredResult` (answered and retried the session's way); or an isError result saying
+        why there is none, in `call_tool`'s words."""
+        params: dict[str, Any] = {"name": name} if arguments is None else {"name": name, "arguments": arguments}
+        request: dict[str, Any] = {"method": "tools/call", "params": params}
+        try:
+            if self._client is not None:
+                stamp_request(self._client, request)
+            answer = await lane.request(request, self.settings.call_timeout)
+        except TimeoutError:
+            return self._too_slow(name)
+        except RawClosed:
+            return await self._closed_under(name)
+        except Exception as exc:
+            return await self._cut_off(name, exc)
+        result = answer.get("result")
+        if type(result) is dict and type(result.get("content")) is list:
+            return result
+        if "error" in answer:
+            try:
+                error = types.ErrorData.model_validate(answer["error"])
+            except ValueError:
+                error = types.ErrorData(code=types.INTERNAL_ERROR, message=str(answer["error"]))
+            return await self._refused(name, MCPError.from_error_data(error))
+        if is_input_required(result):
+            try:
+                return types.InputRequiredResult.model_validate(result)
+            except ValueError:
+                pass
+        return error_result(f"Server '{self.name}' answered '{name}' with an unknown result shape.")
+
+    async def _refused(self, name: str, exc: MCPError) -> types.CallToolResult:
+        if exc.error.code == types.REQUEST_TIMEOUT:  # the SDK's read timeout: not a refusal
+            return self._too_slow(name)
+        if exc.error.code != types.CONNECTION_CLOSED:
+            return error_result(f"Server '{self.name}' rejected the call to '{name}': {self.log.mask(str(exc))}")
+        return await self._closed_under(name)
+
+    def _too_slow(self, name: str) -> types.CallToolResult:
+        return error_result(f"Server '{self.name}' did not answer '{name}' within {self.settings.call_timeout:g} s.")
+
+    async def _closed_under(self, name: str) -> types.CallToolResult:
+        await self._settle()  # the server died under the call: say how, once the exit is known
+        return self.unavailable(f"the connection closed during the call to '{name}'")
+
+    async def _cut_off(self, name: str, exc: Exception) -> types.CallToolResult:
+        logger.debug("%s: call to %s failed", self.name, name, exc_info=True)
+        await self._settle()
+        return self.unavailable(f"the call to '{name}' was cut off ({type(explain.leaf(exc)).__name__})")
+
+    async def ready_client(self) -> Client:
+        """The live client of a ready server, after waiting (bounded by startingWait) for one that is
+        starting or restarting after a crash; raises `Unavailable` saying why there is none."""
+        wait = self.settings.starting_wait
+        if self._coming_back(wait):
+            with anyio.move_on_after(wait) as waited:
+                while self._coming_back(wait):
+                    await self._status_changed.wait()
+            if waited.cancelled_caught:
+                raise Unavailable(self.unavailable_text(f"it was not ready within {wait:g} s"))
+        client = self._client
+        if client is None or self.status.state is not State.READY:
+            raise Unavailable(self.unavailable_text())
+        return client
+
+    def _coming_back(self, wait: float) -> bool:
+        """Starting, or backing off with its restart due within `wait`."""
+        status = self.status
+        if status.state is State.STARTING:
+            return True
+        return status.state is State.BACKOFF and status.retry_in is not None and status.retry_in <= wait
+
+    async def _settle(self) -> None:
+        # Give the exit watcher a moment so the error names the real state, not "ready".
+        with anyio.move_on_after(1.0):
+            while self.status.state is State.READY:
+                await anyio.sleep(0.02)
+
+    def unavailable(self, detail: str | None = None) -> types.CallToolResult:
+        return error_result(self.unavailable_text(detail))
+
+    def unavailable_text(self, detail: str | None = None) -> str:
+        return explain.unavailable_text(self.name, self.status, self.log, detail)
+
+
+def _without_server_info(
+    result: types.CallToolResult | types.InputRequiredResult,
+) -> types.CallToolResult | types.InputRequiredResult:
+    """Drop the downstream's identity stamp: the client talks to mcpmanager, which stamps its own."""
+    meta = result.meta
+    if not meta or types.SERVER_INFO_META_KEY not in meta:
+        return result
+    rest = {k: v for k, v in meta.items() if k != types.SERVER_INFO_META_KEY}
+    return result.model_copy(update={"meta": rest or None})

@@ -1,0 +1,208 @@
+"""The fast lane for tools/call (`proxy/fast_lane`), with real subprocess servers and the SDK's client
+on the engine's own server: every call the lane takes must come back exactly as the full path answers
+it (results, error texts, activity), what a server asks or logs during it must still reach the
+client, a cancelled call must be cancelled at the server, and every call the lane must not take
+(progress wanted, arguments to repair, a name to resolve, asking first, another protocol version)
+goes the full path."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client
+
+from mcpmanager.core.config.load import parse_config
+from mcpmanager.core.engine.engine import Engine
+from mcpmanager.core.proxy.activity import CallRecord
+from mcpmanager.core.supervisor.lifecycle import State
+from mcpmanager.core.system.paths import Paths
+from tests.helpers.asking_clients import Answering
+from tests.helpers.clients import text_of
+from tests.helpers.conformance import conformance_fixture
+from tests.helpers.engines import wait_for
+from tests.helpers.fixture_servers import FAST, fixture
+
+
+@asynccontextmanager
+async def engine_with(
+    tmp_path: Path, servers: dict[str, Any], mode: str = "direct", **sections: Any
+) -> AsyncIterator[Engine]:
+    paths = Paths.resolve(env={"MCPMANAGER_HOME": str(tmp_path / "home")})
+    supervisor = {**FAST, **sections.pop("supervisor", {})}
+    document = {"mcpServers": servers, "supervisor": supervisor, **sections}
+    engine = Engine(parse_config(json.dumps(document), "test"), paths, mode)  # type: ignore[arg-type]
+    await engine.start()
+    try:
+        await wait_for(lambda: all(d.status.state is State.READY for d in engine.downstreams.values()), 30)
+        yield engine
+    finally:
+        await engine.stop()
+
+
+async def both_ways(engine: Engine, client: Client, tool: str, arguments: dict[str, Any]) -> list[Any]:
+    """The same call through the lane and the full path: (result as a dict, its activity record) each."""
+    lane = engine.router.fast_lane
+    outcomes = []
+    for enabled in (True, False):
+        lane.enabled = enabled
+        taken = lane.taken
+        result = await client.call_tool(tool, arguments)
+        assert lane.taken == taken + (1 if enabled else 0), f"enabled={enabled}: taken {lane.taken - taken}"
+        record = engine.router.activity.records()[-1]
+        outcomes.append((result.model_dump(mode="json", by_alias=True, exclude_none=True), comparable(record)))
+    lane.enabled = True
+    return outcomes
+
+
+def comparable(record: CallRecord) -> dict[str, Any]:
+    return {
+        "called": record.called,
+        "via": record.via,
+        "server": record.server,
+        "tool": record.tool,
+        "how": record.how,
+        "outcome": record.outcome,
+        "detail": record.detail,
+        "renames": record.renames,
+    }
+
+
+async def test_a_plain_call_takes_the_lane_and_comes_back_as_the_full_path_answers_it(tmp_path: Path) -> None:
+    async with (
+        engine_with(tmp_path, {"a": fixture("--name", "a")}) as engine,
+        Client(engine.router.server, mode="legacy", cache=None) as client,
+    ):
+        fast, full = await both_ways(engine, client, "a__echo", {"text": "héllo, wörld"})
+        assert fast == full
+        assert fast[0]["structuredContent"] == {"text": "héllo, wörld"}
+        assert fast[1]["outcome"] == "ok"
+        fast, full = await both_ways(engine, client, "a__add", {"a": 2, "b": 40})
+        assert fast == full and "42" in json.dumps(fast[0])
+        fast, full = await both_ways(engine, client, "echo", {"text": "a name resolved"})  # not its exposed name
+        assert fast == full and fast[1]["tool"] == "echo" and fast[1]["server"] == "a"
+
+
+async def test_failures_read_the_same_through_the_lane(tmp_path: Path) -> None:
+    """A tool's own error result, a server's protocol error, a call past its time and a server that
+    dies under the call: the same text, outcome and activity detail either way."""
+    async with (
+        engine_with(tmp_path, {"a": fixture("--name", "a", "--boom")}, supervisor={"callTimeout": 1.5}) as engine,
+        Client(engine.router.server, mode="legacy", cache=None) as client,
+    ):
+        fast, full = await both_ways(engine, client, "a__fail", {"message": "disk on fire"})
+        assert fast == full and fast[1]["outcome"] == "error" and "disk on fire" in fast[1]["detail"]
+
+        fast, full = await both_ways(engine, client, "a__sleep", {"seconds": 5})
+        assert fast == full
+        assert fast[1]["detail"] == "Server 'a' did not answer 'sleep' within 1.5 s."
+
+        texts = []
+        for enabled in (True, False):
+            engine.router.fast_lane.enabled = enabled
+            result = await client.call_tool("a__boom", {})
+            assert result.is_error
+            texts.append(text_of(result))
+            downstream = engine.downstreams["a"]
+            await wait_for(lambda d=downstream: d.status.state is State.READY, 30)
+        engine.router.fast_lane.enabled = True
+        # The same sentence; the backoff grows with each crash and the stderr tail below it with each start.
+        first = [re.sub(r"retry in [0-9.]+ s", "retry in N s", text.splitlines()[0]) for text in texts]
+        assert first[0] == first[1]
+        assert "the connection closed during the call to 'boom' (backoff: exited 3 — fatal: boom" in first[0]
+
+
+async def test_a_call_the_client_cancels_is_cancelled_at_the_server(tmp_path: Path) -> None:
+    async with engine_with(tmp_path, {"a": fixture("--name", "a")}) as engine:
+        log = engine.downstreams["a"].log
+        async with Client(engine.router.server, mode="legacy", cache=None) as client:
+            taken = engine.router.fast_lane.taken
+            with anyio.move_on_after(30):
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(client.call_tool, "a__sleep", {"seconds": 60})
+                    await wait_for(lambda: any("sleeping 60" in line for line in log.tail(100)), 10)
+                    tg.cancel_scope.cancel()  # the SDK client sends notifications/cancelled
+            assert engine.router.fast_lane.taken == taken + 1
+            await wait_for(lambda: any("cancelled sleep" in line for line in log.tail(100)), 10)
+            # The session with the server is fine after it: the next call is answered.
+            result = await client.call_tool("a__echo", {"text": "still here"})
+            assert text_of(result) == "still here"
+        assert engine.router.callers.on("a") == []
+
+
+async def test_what_a_server_asks_and_logs_during_a_lane_call_reaches_its_client(tmp_path: Path) -> None:
+    servers = {"old": conformance_fixture("--handshake-only")}
+    async with engine_with(tmp_path, servers) as engine:
+        answering = Answering()
+        async with Client(engine.router.server, mode="legacy", cache=None, **answering.callbacks()) as client:
+            lane = engine.router.fast_lane
+            taken = lane.taken
+            result = await client.call_tool("old__test_sampling", {"prompt": "What is 2+2?"})
+            assert answering.prompts == ["What is 2+2?"]
+            assert Answering.reply_to("What is 2+2?") in text_of(result)
+            result = await client.call_tool("old__test_elicitation", {"message": "Who are you?"})
+            assert "ada" in text_of(result) and len(answering.forms) == 1
+            await client.call_tool("old__test_tool_with_logging", {})
+            await wait_for(lambda: len(answering.logs) >= 3, 10)
+            assert [log.logger for log in answering.logs[:3]] == ["old/conformance-server"] * 3
+            assert lane.taken == taken + 3
+
+
+async def test_calls_the_lane_must_not_take_go_the_full_path(tmp_path: Path) -> None:
+    tools = {"a:fail": {"approval": "ask"}}
+    async with engine_with(tmp_path, {"a": fixture("--name", "a")}, tools=tools) as engine:
+        lane = engine.router.fast_lane
+        async with Client(engine.router.server, mode="legacy", cache=None) as client:
+            taken = lane.taken
+            reported: list[float] = []
+
+            async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+                reported.append(progress)
+
+            result = await client.call_tool("a__slow", {"seconds": 0.2, "steps": 2}, progress_callback=on_progress)
+            assert not result.is_error and reported  # progress relayed: the full path's
+            assert lane.taken == taken, "progress"
+            result = await client.call_tool("a__echo", {"txt": "renamed"})  # an argument to repair
+            assert text_of(result) == "renamed" and lane.taken == taken, "a renamed argument"
+            result = await client.call_tool("a__fail", {"message": "x"})  # asking first: nobody to ask
+            assert result.is_error and "approval" in text_of(result) and lane.taken == taken, "asking first"
+        async with Client(engine.router.server, mode="auto", cache=None) as modern:
+            result = await modern.call_tool("a__echo", {"text": "modern client"})
+            assert text_of(result) == "modern client" and lane.taken == taken, "a 2026-07-28 client"
+
+
+async def test_a_2026_server_behind_a_handshake_era_client_is_answered_alike(tmp_path: Path) -> None:
+    """The lane sieves a 2026-07-28 server's result into the client's version (no `resultType`, no
+    server stamp), as the full path does; a question such a server returns goes the full path's way."""
+    servers = {"new": conformance_fixture()}
+    async with engine_with(tmp_path, servers) as engine:
+        assert engine.downstreams["new"].protocol_version == "2026-07-28"
+        answering = Answering()
+        async with Client(engine.router.server, mode="legacy", cache=None, **answering.callbacks()) as client:
+            fast, full = await both_ways(engine, client, "new__test_simple_text", {})
+            assert fast == full and fast[1]["outcome"] == "ok"
+            fast, full = await both_ways(engine, client, "new__test_sampling", {"prompt": "Why?"})
+            assert fast == full and answering.prompts == ["Why?", "Why?"]
+
+
+async def test_in_discovery_mode_a_catalogue_tool_by_name_takes_the_lane_and_meta_tools_do_not(
+    tmp_path: Path,
+) -> None:
+    async with engine_with(tmp_path, {"a": fixture("--name", "a")}, mode="discovery") as engine:
+        lane = engine.router.fast_lane
+        async with Client(engine.router.server, mode="legacy", cache=None) as client:
+            taken = lane.taken
+            [echo] = [t.exposed for t in engine.catalogue.tools() if t.name == "echo"]
+            found = await client.call_tool("discover_tools", {"query": "echo text back"})
+            assert echo in text_of(found) and lane.taken == taken
+            result = await client.call_tool("call_tool", {"tool_name": echo, "arguments": {"text": "meta"}})
+            assert text_of(result) == "meta" and lane.taken == taken
+            result = await client.call_tool(echo, {"text": "direct by name"})
+            assert text_of(result) == "direct by name" and lane.taken == taken + 1
+        records = [r for r in engine.router.activity.records() if r.called == echo]
+        assert records and records[-1].outcome == "ok" and records[-1].server == "a"
