@@ -20,6 +20,7 @@ from mcp.client._transport import TransportStreams
 from mcp.client.auth import OAuthClientProvider, TokenStorage
 from mcp.server.lowlevel import Server
 from mcp.server.session import ServerSession
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.subscriptions import ListenHandler
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
@@ -89,6 +90,12 @@ def without_telemetry(server: Server[Any]) -> None:
     """The SDK's default OpenTelemetry middleware opens a span per message even with no exporter; a
     proxy pays it twice per call, for nothing unless tracing is set up."""
     server.middleware = []
+
+
+def use_session_manager(server: Server[Any], manager: StreamableHTTPSessionManager) -> None:
+    """Make `manager` the server's own, as `streamable_http_app` does with the one it builds (the
+    server's `session_manager` and `http_sessions` read it)."""
+    server._session_manager = manager
 
 
 def http_sessions(server: Server[Any]) -> int:

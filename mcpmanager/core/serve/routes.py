@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any
 
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -24,7 +25,9 @@ from starlette.routing import BaseRoute, Route
 
 from mcpmanager.core.config.modes import MODES
 from mcpmanager.core.proxy.router import Router
+from mcpmanager.core.sdk_compat import use_session_manager
 from mcpmanager.core.serve.guard import Admission, Guard
+from mcpmanager.core.serve.json_first import JsonFirstSessions
 
 BASE = "/mcp"
 Controls = Mapping[str, Callable[..., object]]
@@ -41,10 +44,10 @@ def build_app(
     security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     for mode in MODES:
         server = router.mode_server(mode).server
-        inner = server.streamable_http_app(
-            streamable_http_path=f"{BASE}/{mode}", stateless_http=stateless, transport_security=security
-        )
-        endpoint = next(r.endpoint for r in inner.routes if isinstance(r, Route))
+        # The SDK's session manager, answering requests with JSON unless they need a stream (`json_first`).
+        sessions = JsonFirstSessions(app=server, stateless=stateless, security_settings=security)
+        use_session_manager(server, sessions)
+        endpoint = StreamableHTTPASGIApp(sessions)
         routes.append(Route(f"{BASE}/{mode}", endpoint=endpoint))
         if mode == router.mode:
             routes.append(Route(BASE, endpoint=endpoint))
