@@ -25,7 +25,7 @@ from mcpmanager.core.search.stopwords import STOP_WORDS
 MAX_QUERY_CHARS = 4000
 MAX_QUERY_TERMS = 64
 # A whitespace-free run this long is data (base64, a hash, a minified blob), not words.
-_MAX_CHUNK = 80
+MAX_CHUNK = 80
 
 _HTML_TAGS = (
     "a|abbr|b|blockquote|body|br|center|code|dd|del|details|div|dl|dt|em|font|h[1-6]|head|hr|html|i|img|"
@@ -38,7 +38,7 @@ _MARKUP = re.compile(
     r"|\]\([^)\s]*\)",  # the target of a markdown link: keep its text
     re.DOTALL | re.IGNORECASE,
 )
-_LONG_CHUNK = re.compile(rf"\S{{{_MAX_CHUNK + 1},}}")
+_LONG_CHUNK = re.compile(rf"\S{{{MAX_CHUNK + 1},}}")
 # Scripts written without spaces: index overlapping character pairs (the usual CJK approach).
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 _CJK_OR_OTHER = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+|[^\W_]+")
@@ -56,9 +56,12 @@ class Analyzed:
 
 def clean(text: str) -> str:
     """Markup and long data runs removed; the text is otherwise kept as it is."""
-    if "<" in text or "&" in text or "](" in text:
-        text = _MARKUP.sub(" ", text)
-    return _LONG_CHUNK.sub(" ", text) if len(text) > _MAX_CHUNK else text
+    text = without_markup(text)
+    return _LONG_CHUNK.sub(" ", text) if len(text) > MAX_CHUNK else text
+
+
+def without_markup(text: str) -> str:
+    return _MARKUP.sub(" ", text) if "<" in text or "&" in text or "](" in text else text
 
 
 def split_words(text: str) -> list[list[str]]:

@@ -16,6 +16,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import numpy.typing as npt
 
+from mcpmanager.core.search.sorting import stable_sort
+
 FloatArray = npt.NDArray[np.float64]
 _MIN_SLACK = 64  # below this many changes, never compact
 
@@ -161,7 +163,7 @@ class Postings:
     def _index(self, term_ids: npt.NDArray[np.int32], values: FloatArray, lengths: list[int], terms: int) -> None:
         """The main segment from every live document's terms, in slot order."""
         doc_slots = np.repeat(np.arange(len(lengths), dtype=np.int32), lengths)
-        order = np.argsort(term_ids, kind="stable")
+        _, order = stable_sort(term_ids, terms)
         self._slots, self._values = doc_slots[order], values[order]
         counts = np.bincount(term_ids, minlength=terms)
         self._ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)

@@ -1,30 +1,39 @@
 """A rebuild's weights (`bulk_terms`, numpy over the whole catalogue) against an upsert's
-(`doc_terms`, one tool at a time): the same, bit for bit, on real catalogues."""
+(`doc_terms`, one tool at a time): the same, bit for bit, on real catalogues and awkward texts."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+import random
 
 import pytest
 
-from mcpmanager.core.catalogue.exposed_names import assign_exposed_names
 from mcpmanager.core.search.bulk_terms import bulk_terms
 from mcpmanager.core.search.document import SearchDoc
 from mcpmanager.core.search.fields import doc_terms
-
-CATALOGUES = Path(__file__).resolve().parents[2] / "data" / "catalogues"
-
-
-def docs_of(name: str) -> list[SearchDoc]:
-    tools = json.loads((CATALOGUES / f"{name}.json").read_text(encoding="utf-8"))
-    exposed = assign_exposed_names((str(t["server"]), str(t["name"])) for t in tools)
-    return [SearchDoc.from_tool(t["server"], t["name"], exposed[(t["server"], t["name"])], t) for t in tools]
+from tests.core.search.samples import awkward_text, docs_of
 
 
 @pytest.mark.parametrize("name", ["published", "livemcpbench"])
 def test_a_rebuild_weighs_every_tool_as_an_upsert_does(name: str) -> None:
-    docs = docs_of(name)
+    assert_as_upserts(docs_of(name))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_tools_of_awkward_texts_weigh_as_upserts_do(seed: int) -> None:
+    # Fields of no words (but camelCase wholes), repeated words and texts, servers in names, texts
+    # for `analyze` itself beside joined ones.
+    rng = random.Random(seed)
+    servers = ["github", "my-Server", "", "東京"]
+    docs = []
+    for i in range(400):
+        server = rng.choice(servers)
+        name = rng.choice([f"{server}_{awkward_text(rng)}", awkward_text(rng), "ItIs", f"{server}.x"])
+        params = tuple((awkward_text(rng), awkward_text(rng)) for _ in range(rng.randint(0, 4)))
+        docs.append(SearchDoc(f"{server}:{i}", server, name, name, awkward_text(rng), awkward_text(rng), params))
+    assert_as_upserts(docs)
+
+
+def assert_as_upserts(docs: list[SearchDoc]) -> None:
     built = bulk_terms(docs)
     assert len(built.lengths) == len(docs) == len(built.name_terms)
     start = 0
