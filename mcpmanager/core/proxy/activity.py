@@ -81,8 +81,9 @@ class Activity:
     def records(self) -> list[CallRecord]:
         return list(self._records)
 
-    def begin(self, called: str, via: str, caller: str | None = None) -> CallRecord:
-        record = CallRecord(next(self._ids), time.time(), called, via, caller=caller)
+    def begin(self, called: str, via: str, caller: str | None = None, **known: Any) -> CallRecord:
+        """A call's record, pending; `known`: what is already known of it (its server, tool...)."""
+        record = CallRecord(next(self._ids), time.time(), called, via, caller=caller, **known)
         if len(self._records) == self._records.maxlen:
             self._index.pop(self._records[0].id, None)
         self._records.append(record)

@@ -109,10 +109,9 @@ class FastLane:
         routes.calls += 1
         self.taken += 1
         started = time.perf_counter()
-        record = routes.activity.begin(name, "direct", team_caller(ctx.request))
-        where = {"server": tool.server, "tool": tool.name, "exposed": tool.exposed}
+        where = {"server": tool.server, "tool": tool.name, "exposed": tool.exposed, "how": plan.resolution.how}
         approval = {"approval": "allowed by its setting"} if rule.own else {}
-        routes.activity.update(record, **where, how=plan.resolution.how, renames=(), **approval)
+        record = routes.activity.begin(name, "direct", team_caller(ctx.request), **where, renames=(), **approval)
         sent = False
 
         async def send(caller: Caller, answers: types.InputResponses | None, state: str | None) -> Any:

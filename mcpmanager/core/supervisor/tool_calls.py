@@ -45,6 +45,7 @@ class ToolCalls:
     protocol_version: str | None
     _client: Client | None
     _status_changed: asyncio.Event
+    _raw_stamp: tuple[Client, dict[str, Any] | None] | None = None  # (`_stamp`)
 
     @property
     def status(self) -> Status:
@@ -100,11 +101,10 @@ class ToolCalls:
         `InputRequiredResult` (answered and retried the session's way); or an isError result saying
         why there is none, in `call_tool`'s words."""
         params: dict[str, Any] = {"name": name} if arguments is None else {"name": name, "arguments": arguments}
-        request: dict[str, Any] = {"method": "tools/call", "params": params}
+        if meta := self._stamp():
+            params["_meta"] = dict(meta)
         try:
-            if self._client is not None:
-                stamp_request(self._client, request)
-            answer = await lane.request(request, self.settings.call_timeout)
+            answer = await lane.request({"method": "tools/call", "params": params}, self.settings.call_timeout)
         except TimeoutError:
             return self._too_slow(name)
         except RawClosed:
@@ -126,6 +126,19 @@ class ToolCalls:
             except ValueError:
                 pass
         return error_result(f"Server '{self.name}' answered '{name}' with an unknown result shape.")
+
+    def _stamp(self) -> dict[str, Any] | None:
+        """The `_meta` the session puts on a tools/call (`stamp_request`): the same for every call of
+        one session (its era's envelope: version, client info, capabilities, log level), so it is
+        taken once per session rather than rebuilt, with its HTTP headers, on every call."""
+        client = self._client
+        if client is None:
+            return None
+        if self._raw_stamp is None or self._raw_stamp[0] is not client:
+            probe: dict[str, Any] = {"method": "tools/call", "params": {"name": "", "arguments": {}}}
+            stamp_request(client, probe)
+            self._raw_stamp = (client, probe["params"].get("_meta"))
+        return self._raw_stamp[1]
 
     async def _refused(self, name: str, exc: MCPError) -> types.CallToolResult:
         if exc.error.code == types.REQUEST_TIMEOUT:  # the SDK's read timeout: not a refusal
