@@ -9,24 +9,27 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
+import mcp_types as types
 from mcp import Client
 
 from mcpmanager.core.config.load import parse_config
 from mcpmanager.core.engine.engine import Engine
 from mcpmanager.core.proxy.activity import CallRecord
+from mcpmanager.core.sdk_compat import pass_results_through
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.system.paths import Paths
 from tests.helpers.asking_clients import Answering
 from tests.helpers.clients import text_of
 from tests.helpers.conformance import conformance_fixture
 from tests.helpers.engines import wait_for
-from tests.helpers.fixture_servers import FAST, fixture
+from tests.helpers.fixture_servers import FAST, FIXTURES, fixture
 
 
 @asynccontextmanager
@@ -78,14 +81,12 @@ async def test_a_plain_call_takes_the_lane_and_comes_back_as_the_full_path_answe
         engine_with(tmp_path, {"a": fixture("--name", "a")}) as engine,
         Client(engine.router.server, mode="legacy", cache=None) as client,
     ):
-        fast, full = await both_ways(engine, client, "a__echo", {"text": "héllo, wörld"})
+        fast, full = await both_ways(engine, client, "echo", {"text": "héllo, wörld"})
         assert fast == full
         assert fast[0]["structuredContent"] == {"text": "héllo, wörld"}
         assert fast[1]["outcome"] == "ok"
-        fast, full = await both_ways(engine, client, "a__add", {"a": 2, "b": 40})
+        fast, full = await both_ways(engine, client, "add", {"a": 2, "b": 40})
         assert fast == full and "42" in json.dumps(fast[0])
-        fast, full = await both_ways(engine, client, "echo", {"text": "a name resolved"})  # not its exposed name
-        assert fast == full and fast[1]["tool"] == "echo" and fast[1]["server"] == "a"
 
 
 async def test_failures_read_the_same_through_the_lane(tmp_path: Path) -> None:
@@ -95,18 +96,19 @@ async def test_failures_read_the_same_through_the_lane(tmp_path: Path) -> None:
         engine_with(tmp_path, {"a": fixture("--name", "a", "--boom")}, supervisor={"callTimeout": 1.5}) as engine,
         Client(engine.router.server, mode="legacy", cache=None) as client,
     ):
-        fast, full = await both_ways(engine, client, "a__fail", {"message": "disk on fire"})
+        fast, full = await both_ways(engine, client, "fail", {"message": "disk on fire"})
         assert fast == full and fast[1]["outcome"] == "error" and "disk on fire" in fast[1]["detail"]
 
-        fast, full = await both_ways(engine, client, "a__sleep", {"seconds": 5})
+        fast, full = await both_ways(engine, client, "sleep", {"seconds": 5})
         assert fast == full
         assert fast[1]["detail"] == "Server 'a' did not answer 'sleep' within 1.5 s."
 
         texts = []
         for enabled in (True, False):
             engine.router.fast_lane.enabled = enabled
-            result = await client.call_tool("a__boom", {})
-            assert result.is_error
+            taken = engine.router.fast_lane.taken
+            result = await client.call_tool("boom", {})
+            assert result.is_error and engine.router.fast_lane.taken == taken + enabled
             texts.append(text_of(result))
             downstream = engine.downstreams["a"]
             await wait_for(lambda d=downstream: d.status.state is State.READY, 30)
@@ -124,13 +126,13 @@ async def test_a_call_the_client_cancels_is_cancelled_at_the_server(tmp_path: Pa
             taken = engine.router.fast_lane.taken
             with anyio.move_on_after(30):
                 async with anyio.create_task_group() as tg:
-                    tg.start_soon(client.call_tool, "a__sleep", {"seconds": 60})
+                    tg.start_soon(client.call_tool, "sleep", {"seconds": 60})
                     await wait_for(lambda: any("sleeping 60" in line for line in log.tail(100)), 10)
                     tg.cancel_scope.cancel()  # the SDK client sends notifications/cancelled
             assert engine.router.fast_lane.taken == taken + 1
             await wait_for(lambda: any("cancelled sleep" in line for line in log.tail(100)), 10)
             # The session with the server is fine after it: the next call is answered.
-            result = await client.call_tool("a__echo", {"text": "still here"})
+            result = await client.call_tool("echo", {"text": "still here"})
             assert text_of(result) == "still here"
         assert engine.router.callers.on("a") == []
 
@@ -142,12 +144,12 @@ async def test_what_a_server_asks_and_logs_during_a_lane_call_reaches_its_client
         async with Client(engine.router.server, mode="legacy", cache=None, **answering.callbacks()) as client:
             lane = engine.router.fast_lane
             taken = lane.taken
-            result = await client.call_tool("old__test_sampling", {"prompt": "What is 2+2?"})
+            result = await client.call_tool("test_sampling", {"prompt": "What is 2+2?"})
             assert answering.prompts == ["What is 2+2?"]
             assert Answering.reply_to("What is 2+2?") in text_of(result)
-            result = await client.call_tool("old__test_elicitation", {"message": "Who are you?"})
+            result = await client.call_tool("test_elicitation", {"message": "Who are you?"})
             assert "ada" in text_of(result) and len(answering.forms) == 1
-            await client.call_tool("old__test_tool_with_logging", {})
+            await client.call_tool("test_tool_with_logging", {})
             await wait_for(lambda: len(answering.logs) >= 3, 10)
             assert [log.logger for log in answering.logs[:3]] == ["old/conformance-server"] * 3
             assert lane.taken == taken + 3
@@ -164,15 +166,17 @@ async def test_calls_the_lane_must_not_take_go_the_full_path(tmp_path: Path) -> 
             async def on_progress(progress: float, total: float | None, message: str | None) -> None:
                 reported.append(progress)
 
-            result = await client.call_tool("a__slow", {"seconds": 0.2, "steps": 2}, progress_callback=on_progress)
+            result = await client.call_tool("slow", {"seconds": 0.2, "steps": 2}, progress_callback=on_progress)
             assert not result.is_error and reported  # progress relayed: the full path's
             assert lane.taken == taken, "progress"
-            result = await client.call_tool("a__echo", {"txt": "renamed"})  # an argument to repair
+            result = await client.call_tool("echo", {"txt": "renamed"})  # an argument to repair
             assert text_of(result) == "renamed" and lane.taken == taken, "a renamed argument"
-            result = await client.call_tool("a__fail", {"message": "x"})  # asking first: nobody to ask
+            result = await client.call_tool("a__echo", {"text": "resolved"})  # a name to resolve: resolved once
+            assert text_of(result) == "resolved" and lane.taken == taken, "a name to resolve"
+            result = await client.call_tool("fail", {"message": "x"})  # asking first: nobody to ask
             assert result.is_error and "approval" in text_of(result) and lane.taken == taken, "asking first"
         async with Client(engine.router.server, mode="auto", cache=None) as modern:
-            result = await modern.call_tool("a__echo", {"text": "modern client"})
+            result = await modern.call_tool("echo", {"text": "modern client"})
             assert text_of(result) == "modern client" and lane.taken == taken, "a 2026-07-28 client"
 
 
@@ -184,9 +188,9 @@ async def test_a_2026_server_behind_a_handshake_era_client_is_answered_alike(tmp
         assert engine.downstreams["new"].protocol_version == "2026-07-28"
         answering = Answering()
         async with Client(engine.router.server, mode="legacy", cache=None, **answering.callbacks()) as client:
-            fast, full = await both_ways(engine, client, "new__test_simple_text", {})
+            fast, full = await both_ways(engine, client, "test_simple_text", {})
             assert fast == full and fast[1]["outcome"] == "ok"
-            fast, full = await both_ways(engine, client, "new__test_sampling", {"prompt": "Why?"})
+            fast, full = await both_ways(engine, client, "test_sampling", {"prompt": "Why?"})
             assert fast == full and answering.prompts == ["Why?", "Why?"]
 
 
@@ -206,3 +210,73 @@ async def test_in_discovery_mode_a_catalogue_tool_by_name_takes_the_lane_and_met
             assert text_of(result) == "direct by name" and lane.taken == taken + 1
         records = [r for r in engine.router.activity.records() if r.called == echo]
         assert records and records[-1].outcome == "ok" and records[-1].server == "a"
+
+
+SCRIPTED = {"command": sys.executable, "args": [str(FIXTURES / "scripted_server.py")]}
+
+
+async def test_protocol_errors_and_shapeless_results_read_the_same_through_the_lane(tmp_path: Path) -> None:
+    """A server's JSON-RPC errors, and results no client could read (found in review: the full path
+    said "cut off (ValidationError)", as if the server had died; now both say what happened)."""
+    async with (
+        engine_with(tmp_path, {"r": SCRIPTED}) as engine,
+        Client(engine.router.server, mode="legacy", cache=None) as client,
+    ):
+        for tool in ("proto_error", "bigerror", "nocontent", "badcontent", "meta", "extra"):
+            fast, full = await both_ways(engine, client, tool, {"x": "1"})
+            assert fast == full, tool
+        fast, _full = await both_ways(engine, client, "proto_error", {"x": "1"})
+        assert fast[1]["detail"] == "Server 'r' rejected the call to 'proto_error': bad x"
+        fast, _full = await both_ways(engine, client, "nocontent", {"x": "1"})
+        assert fast[1]["detail"] == "Server 'r' answered 'nocontent' with an unknown result shape."
+
+
+async def test_what_a_server_logs_just_before_its_answer_stays_with_the_caller(tmp_path: Path) -> None:
+    """Found in review: the lane left the call's record of being in flight before the session had
+    handled the log messages read just before the answer, so they went to every other client."""
+    async with engine_with(tmp_path, {"r": SCRIPTED}) as engine:
+        caller, other = Answering(), Answering()
+        async with (
+            Client(engine.router.server, mode="legacy", cache=None, **caller.callbacks()) as mine,
+            Client(engine.router.server, mode="legacy", cache=None, **other.callbacks()) as theirs,
+        ):
+            await theirs.list_tools()  # known to the engine, so a broadcast would reach it
+            taken = engine.router.fast_lane.taken
+            for _ in range(10):
+                await mine.call_tool("logs", {"x": "1"})
+            await anyio.sleep(0.3)
+            assert engine.router.fast_lane.taken == taken + 10
+            assert len(caller.logs) == 30 and other.logs == []
+
+
+async def test_a_client_that_only_calls_is_told_of_changes(tmp_path: Path) -> None:
+    """Found in review: the lane did not keep a handshake-era client's session as the handlers do,
+    so a client that never listed (the SDK's client lists first) heard of no change."""
+    async with engine_with(tmp_path, {"a": fixture("--name", "a")}) as engine:
+        heard: list[object] = []
+
+        async def on_message(message: object) -> None:
+            heard.append(message)
+
+        async with Client(engine.router.server, mode="legacy", cache=None, message_handler=on_message) as client:
+            pass_results_through(client)  # calls without listing first
+            taken = engine.router.fast_lane.taken
+            await client.call_tool("echo", {"text": "x"})
+            assert engine.router.fast_lane.taken == taken + 1
+            assert len(engine.router.mode_server().legacy_sessions()) == 1
+            engine.router.mode_server().reset_notified()
+            engine.router.mode_server()._notified = []  # as if the catalogue had changed since
+            await engine.router.refresh()
+            await wait_for(lambda: any(isinstance(m, types.ToolListChangedNotification) for m in heard), 5)
+
+
+async def test_a_server_that_takes_only_integer_ids_is_called_through_the_lane(tmp_path: Path) -> None:
+    """Found in review: the lane's ids were strings, which such a server refuses (an error with a
+    null id), and the call waited for its timeout."""
+    server = {**SCRIPTED, "args": [*SCRIPTED["args"], "--int-ids-only"]}
+    async with (
+        engine_with(tmp_path, {"r": server}, supervisor={"callTimeout": 5}) as engine,
+        Client(engine.router.server, mode="legacy", cache=None) as client,
+    ):
+        fast, full = await both_ways(engine, client, "ok", {"x": "1"})
+        assert fast == full and fast[1]["outcome"] == "ok"

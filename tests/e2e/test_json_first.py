@@ -1,7 +1,7 @@
 """`serve --http` answers a request with JSON unless it needs a stream (`serve/json_first.py`): seen on
 the wire with a plain HTTP client against a real `serve --http` and a real fixture server. A plain
-call comes back as one JSON body on a connection the client reuses; a call whose server reports
-progress becomes an SSE stream whose first event is that progress; what the SDK answers itself
+call comes back as one JSON body; a call whose server reports progress becomes an SSE stream whose
+first event is that progress, and one silent for long becomes a stream too; what the SDK answers itself
 (the handshake, a notification, a malformed body, a client that accepts only JSON) is the SDK's."""
 
 from __future__ import annotations
@@ -14,9 +14,13 @@ from typing import Any
 
 import httpx2
 import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
+from mcpmanager.core.serve.json_first import QUIET
+from tests.helpers.clients import text_of
 from tests.helpers.fixture_servers import FAST, fixture, write_config
 from tests.helpers.serving import Served, serving_http
 
@@ -63,26 +67,54 @@ def events(text: str) -> list[dict[str, Any]]:
     return [json.loads(line[len("data: ") :]) for line in text.splitlines() if line.startswith("data: ")]
 
 
-async def test_a_plain_call_is_one_json_body_on_a_kept_connection(tmp_path: Path) -> None:
+async def test_a_plain_call_is_one_json_body(tmp_path: Path) -> None:
     async with session(tmp_path) as (client, _served):
-        connections: set[int] = set()
         for n in range(3):
-            answer = await client.post("tools/call", {"name": "a__echo", "arguments": {"text": f"plain {n}"}})
+            answer = await client.post("tools/call", {"name": "echo", "arguments": {"text": f"plain {n}"}})
             assert answer.status_code == 200
             assert answer.headers["content-type"] == "application/json"
             assert answer.headers["mcp-session-id"] == client.session_id
             body = answer.json()
             assert body["id"] == client.next_id and body["result"]["content"][0]["text"] == f"plain {n}"
-            stream = answer.extensions["network_stream"]
-            connections.add(id(stream.get_extra_info("socket")))
-        assert len(connections) == 1  # one TCP connection for all three calls
         listed = await client.post("tools/list")
         assert listed.headers["content-type"] == "application/json" and listed.json()["result"]["tools"]
 
 
+async def test_the_sdk_client_gets_json_answers_and_works_with_them(tmp_path: Path) -> None:
+    """The SDK's own client, as `connect` and most Python clients use it: its calls come back as
+    JSON bodies (seen on its HTTP client's responses), and it reads them as it read streams."""
+    config = write_config(tmp_path / "cfg", {"a": fixture("--name", "a")}, supervisor=FAST)
+    types_seen: list[str] = []
+
+    async def record(response: httpx2.Response) -> None:
+        if response.request.method == "POST":
+            types_seen.append(response.headers.get("content-type", ""))
+
+    async with serving_http(config, tmp_path / "home") as served:
+        headers = {"Authorization": f"Bearer {served.token}"}
+        async with httpx2.AsyncClient(headers=headers, event_hooks={"response": [record]}) as http:
+            transport = streamable_http_client(f"{served.url}/direct", http_client=http)
+            async with Client(transport, mode="legacy", cache=None) as client:
+                await client.list_tools()
+                types_seen.clear()
+                for n in range(5):
+                    assert text_of(await client.call_tool("echo", {"text": f"call {n}"})) == f"call {n}"
+    assert len(types_seen) >= 5 and set(types_seen) == {"application/json"}, types_seen
+
+
+async def test_a_call_silent_past_the_wait_is_streamed_so_pings_keep_it_alive(tmp_path: Path) -> None:
+    """Found in review: with JSON only, a long call that sends nothing sent no byte until its end,
+    and a client's (or a proxy's) read timeout ended it; after QUIET seconds it is a stream."""
+    async with session(tmp_path) as (client, _served):
+        answer = await client.post("tools/call", {"name": "sleep", "arguments": {"seconds": QUIET + 1}})
+        assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/event-stream")
+        received = events(answer.text)
+        assert received[-1]["id"] == client.next_id and received[-1]["result"]["content"]
+
+
 async def test_a_call_that_reports_progress_becomes_a_stream_that_starts_with_it(tmp_path: Path) -> None:
     async with session(tmp_path) as (client, _served):
-        params = {"name": "a__slow", "arguments": {"seconds": 0.3, "steps": 3}, "_meta": {"progressToken": "p1"}}
+        params = {"name": "slow", "arguments": {"seconds": 0.3, "steps": 3}, "_meta": {"progressToken": "p1"}}
         answer = await client.post("tools/call", params)
         assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/event-stream")
         received = events(answer.text)
@@ -100,7 +132,7 @@ async def test_a_client_that_does_not_take_both_is_answered_by_the_sdk(
     tmp_path: Path, accept: str, status: int, content_type: str
 ) -> None:
     async with session(tmp_path) as (client, _served):
-        answer = await client.post("tools/call", {"name": "a__echo", "arguments": {"text": "x"}}, accept=accept)
+        answer = await client.post("tools/call", {"name": "echo", "arguments": {"text": "x"}}, accept=accept)
         assert answer.status_code == status and answer.headers["content-type"] == content_type
 
 
@@ -108,7 +140,7 @@ async def test_a_request_in_a_closed_or_foreign_session_is_refused_as_before(tmp
     async with session(tmp_path) as (client, _served):
         own = client.session_id
         client.session_id = "0" * 32
-        answer = await client.post("tools/call", {"name": "a__echo", "arguments": {"text": "x"}})
+        answer = await client.post("tools/call", {"name": "echo", "arguments": {"text": "x"}})
         assert answer.status_code == 404
         client.session_id = own
         garbled = await client.http.post(client.url, content=b"{not json", headers=client.headers())

@@ -1,5 +1,5 @@
-"""The fast lane for the common tools/call: a tool named as the catalogue knows it, with arguments
-it declares, on a ready stdio server, for a handshake-era client.
+"""The fast lane for the common tools/call: a tool named by its exposed name, with arguments it
+declares, on a ready stdio server, for a handshake-era client.
 
 Such a call needs none of what the full path (`Router.call`) is for: no name to resolve or argument
 to repair, no question for anyone, no era to translate, no progress to relay. The lane is a server
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 import mcp_types as types
@@ -45,6 +45,7 @@ from mcpmanager.core.tool_results import error_result
 logger = logging.getLogger(__name__)
 
 _PLAIN = frozenset({"name", "arguments", "_meta"})  # what a call the lane may take can hold
+Remember = Callable[[ServerRequestContext[Any, Any]], object]
 
 
 class Routes(Protocol):
@@ -68,20 +69,24 @@ class FastLane:
         self.enabled = True  # off: every call goes the full path (to compare the two)
         self.taken = 0  # calls the lane answered (the rest went the full path)
 
-    def middleware(self, meta_tools: bool) -> Any:
+    def middleware(self, meta_tools: bool, remember: Remember) -> Any:
         """The lane as a server middleware for one mode (`meta_tools`: discovery mode, where a name
-        that is not a catalogue tool's may be a meta-tool's: the full path decides those)."""
+        that is not a catalogue tool's may be a meta-tool's: the full path decides those).
+        `remember`: what the mode's handlers do with each request's context (a handshake-era
+        client is kept, to be told of changes), done here for the calls the lane takes."""
 
         async def lane(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
             if ctx.method == "tools/call":
-                taken = await self.call(ctx, meta_tools)
+                taken = await self.call(ctx, meta_tools, remember)
                 if taken is not None:
                     return taken
             return await call_next(ctx)
 
         return lane
 
-    async def call(self, ctx: ServerRequestContext[Any, Any], meta_tools: bool) -> dict[str, Any] | None:
+    async def call(
+        self, ctx: ServerRequestContext[Any, Any], meta_tools: bool, remember: Remember = lambda ctx: None
+    ) -> dict[str, Any] | None:
         """The call's result, or None when the lane does not take it (the full path does)."""
         routes = self._routes
         params = ctx.params
@@ -93,8 +98,8 @@ class FastLane:
             return None
         if not initialize_accepted(ctx.session):  # the full path answers as the SDK does
             return None
-        if meta_tools and routes.catalogue.get(name) is None:
-            return None  # a meta-tool, or a miss whose answer may point to discover_tools
+        if routes.catalogue.get(name) is None:
+            return None  # another name (a meta-tool, one to resolve, a miss): the full path resolves it once
         plan = routes.resolver.plan(name, arguments, False, search=meta_tools)
         tool, checked = plan.tool, plan.checked
         if plan.error is not None or tool is None or checked is None or checked.renames:
@@ -106,6 +111,7 @@ class FastLane:
         lane = downstream.raw_lane()
         if lane is None:
             return None
+        remember(ctx)
         routes.calls += 1
         self.taken += 1
         started = time.perf_counter()

@@ -3,9 +3,14 @@
 The SDK's client session costs several pydantic round trips, a task and a span per request; a proxy
 that only hands a tool call on needs none of it. A `RawCalls` writes the request itself (under
 the same lock as the session's writes, so two messages never interleave on the pipe) with an id
-of its own (a string, so it can never be one of the session's integer ids), and the stdout reader
-gives it every parsed message first: an answer to one of its ids is delivered here as the dict the
-server wrote, and everything else goes on to the session as before.
+of its own (an integer from 2**30 on: the session counts its own from 1, and a server that takes
+only integers, even 32-bit ones, takes these), and the stdout reader gives it every parsed message
+first: an answer to one of its ids is delivered here as the dict the server wrote, and everything
+else goes on to the session as before.
+
+An answer is handed to its waiter one loop turn after it is read: what the server sent before it
+(a log message, whose handler the session runs as a task of its own) is then handled while the
+call still counts as in flight, so it reaches the call's client, as on the session's own path.
 
 A request given up (cancelled, or past its time) is cancelled at the server with
 `notifications/cancelled`, as the session does for its own.
@@ -21,7 +26,7 @@ from typing import Any
 
 import pydantic_core
 
-_PREFIX = "mcpmanager-"
+FIRST_ID = 1 << 30
 Write = Callable[[bytes], Awaitable[None]]
 
 
@@ -32,8 +37,8 @@ class RawClosed(Exception):
 class RawCalls:
     def __init__(self, write: Write) -> None:
         self._write = write
-        self._serial = itertools.count(1)
-        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._serial = itertools.count(FIRST_ID)
+        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self.closed = False
 
     def claims(self, message: object) -> bool:
@@ -42,11 +47,11 @@ class RawCalls:
         if type(message) is not dict or "method" in message:
             return False
         request_id = message.get("id")
-        if type(request_id) is not str or not request_id.startswith(_PREFIX):
+        if type(request_id) is not int or request_id < FIRST_ID:
             return False
         waiter = self._pending.pop(request_id, None)
-        if waiter is not None and not waiter.done():
-            waiter.set_result(message)
+        if waiter is not None:
+            waiter.get_loop().call_soon(_settle, waiter, message)
         return True  # one of ours, answered late (given up): dropped, as the session drops its own
 
     async def request(self, message: dict[str, Any], timeout: float | None) -> dict[str, Any]:
@@ -56,7 +61,7 @@ class RawCalls:
         cancellation, the server is told to stop."""
         if self.closed:
             raise RawClosed
-        request_id = f"{_PREFIX}{next(self._serial)}"
+        request_id = next(self._serial)
         waiter: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = waiter
         message = {"jsonrpc": "2.0", "id": request_id, **message}
@@ -70,7 +75,7 @@ class RawCalls:
                 await asyncio.shield(self._cancel(request_id, reason))
             raise
 
-    async def _cancel(self, request_id: str, reason: str) -> None:
+    async def _cancel(self, request_id: int, reason: str) -> None:
         cancel = {
             "jsonrpc": "2.0",
             "method": "notifications/cancelled",
@@ -86,3 +91,8 @@ class RawCalls:
         for waiter in pending.values():
             if not waiter.done():
                 waiter.set_exception(RawClosed())
+
+
+def _settle(waiter: asyncio.Future[dict[str, Any]], message: dict[str, Any]) -> None:
+    if not waiter.done():  # (given up meanwhile)
+        waiter.set_result(message)

@@ -15,6 +15,7 @@ from mcp import Client
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 from mcp_types.methods import is_input_required
+from pydantic import ValidationError
 
 from mcpmanager.core.config.settings import SupervisorSettings
 from mcpmanager.core.sdk_compat import stamp_request
@@ -80,12 +81,14 @@ class ToolCalls:
             )
             if isinstance(result, types.CallToolResult | types.InputRequiredResult):
                 return _without_server_info(result)
-            return error_result(f"Server '{self.name}' answered '{name}' with an unknown result shape.")
+            return self._shapeless(name)
         except MCPError as exc:
             return await self._refused(name, exc)
         except TimeoutError:
             return self._too_slow(name)
         except Exception as exc:  # the connection broke under the call: most likely the server died
+            if isinstance(explain.leaf(exc), ValidationError):  # no: it answered, with no result
+                return self._shapeless(name)
             return await self._cut_off(name, exc)
 
     def raw_lane(self) -> RawCalls | None:
@@ -125,7 +128,7 @@ class ToolCalls:
                 return types.InputRequiredResult.model_validate(result)
             except ValueError:
                 pass
-        return error_result(f"Server '{self.name}' answered '{name}' with an unknown result shape.")
+        return self._shapeless(name)
 
     def _stamp(self) -> dict[str, Any] | None:
         """The `_meta` the session puts on a tools/call (`stamp_request`): the same for every call of
@@ -146,6 +149,9 @@ class ToolCalls:
         if exc.error.code != types.CONNECTION_CLOSED:
             return error_result(f"Server '{self.name}' rejected the call to '{name}': {self.log.mask(str(exc))}")
         return await self._closed_under(name)
+
+    def _shapeless(self, name: str) -> types.CallToolResult:
+        return error_result(f"Server '{self.name}' answered '{name}' with an unknown result shape.")
 
     def _too_slow(self, name: str) -> types.CallToolResult:
         return error_result(f"Server '{self.name}' did not answer '{name}' within {self.settings.call_timeout:g} s.")
