@@ -114,6 +114,7 @@ class ChildProcess:
         self._stdin: anyio.abc.ByteSendStream | None = None
         self._writing = asyncio.Lock()  # asyncio's: taking a free one does not yield to the loop
         self.raw = RawCalls(self._write_raw)
+        self._fed_session = False  # a message went to the session since the last raw answer
 
     @property
     def pid(self) -> int | None:
@@ -269,7 +270,12 @@ class ChildProcess:
             return None
         try:  # the bytes as they are: a decoded, stripped copy of a 50 MiB line costs two more
             parsed = parse_line(line)
-            return None if self.raw.claims(parsed) else SessionMessage(to_message(parsed))
+            if self.raw.claims(parsed, self._fed_session):
+                self._fed_session = False
+                return None
+            message = SessionMessage(to_message(parsed))
+            self._fed_session = True
+            return message
         except ValueError:
             text = line.decode("utf-8", "replace").strip()
             # Some servers log to stdout. Feeding that to the session would fail it; keeping it in

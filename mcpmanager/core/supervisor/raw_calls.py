@@ -8,9 +8,9 @@ only integers, even 32-bit ones, takes these), and the stdout reader gives it ev
 first: an answer to one of its ids is delivered here as the dict the server wrote, and everything
 else goes on to the session as before.
 
-An answer is handed to its waiter one loop turn after it is read: what the server sent before it
-(a log message, whose handler the session runs as a task of its own) is then handled while the
-call still counts as in flight, so it reaches the call's client, as on the session's own path.
+An answer that follows a message for the session (a log message, whose handler the session runs
+as a task of its own) is handed to its waiter one loop turn later, so that message is handled while
+the call still counts as in flight and reaches the call's client, as on the session's own path.
 
 A request given up (cancelled, or past its time) is cancelled at the server with
 `notifications/cancelled`, as the session does for its own.
@@ -41,17 +41,20 @@ class RawCalls:
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self.closed = False
 
-    def claims(self, message: object) -> bool:
+    def claims(self, message: object, after_session: bool = True) -> bool:
         """Whether `message` (a parsed line of the server's output) answers one of our requests; if so
-        it is delivered to its waiter and the session must not see it."""
+        it is delivered to its waiter and the session must not see it. `after_session`: the session
+        was handed a message since the last answer (its handler may not have run yet)."""
         if type(message) is not dict or "method" in message:
             return False
         request_id = message.get("id")
         if type(request_id) is not int or request_id < FIRST_ID:
             return False
         waiter = self._pending.pop(request_id, None)
-        if waiter is not None:
+        if waiter is not None and after_session:
             waiter.get_loop().call_soon(_settle, waiter, message)
+        elif waiter is not None:
+            _settle(waiter, message)
         return True  # one of ours, answered late (given up): dropped, as the session drops its own
 
     async def request(self, message: dict[str, Any], timeout: float | None) -> dict[str, Any]:
