@@ -175,9 +175,6 @@ async def test_calls_the_lane_must_not_take_go_the_full_path(tmp_path: Path) -> 
             assert text_of(result) == "resolved" and lane.taken == taken, "a name to resolve"
             result = await client.call_tool("fail", {"message": "x"})  # asking first: nobody to ask
             assert result.is_error and "approval" in text_of(result) and lane.taken == taken, "asking first"
-        async with Client(engine.router.server, mode="auto", cache=None) as modern:
-            result = await modern.call_tool("echo", {"text": "modern client"})
-            assert text_of(result) == "modern client" and lane.taken == taken, "a 2026-07-28 client"
 
 
 async def test_a_2026_server_behind_a_handshake_era_client_is_answered_alike(tmp_path: Path) -> None:
@@ -280,3 +277,23 @@ async def test_a_server_that_takes_only_integer_ids_is_called_through_the_lane(t
     ):
         fast, full = await both_ways(engine, client, "ok", {"x": "1"})
         assert fast == full and fast[1]["outcome"] == "ok"
+
+
+async def test_a_2026_client_takes_the_lane_and_is_answered_alike(tmp_path: Path) -> None:
+    """A 2026-07-28 client's answer gets its resultType and mcpmanager's own stamp as the SDK gives a
+    handler's; a question a handshake-era server asks during the call parks it, the client answers
+    and retries (the full path resumes it), as without the lane."""
+    servers = {"a": fixture("--name", "a"), "old": conformance_fixture("--handshake-only")}
+    async with engine_with(tmp_path, servers) as engine:
+        answering = Answering()
+        async with Client(engine.router.server, mode="auto", cache=None, **answering.callbacks()) as client:
+            assert client.protocol_version == "2026-07-28"
+            fast, full = await both_ways(engine, client, "echo", {"text": "modern"})
+            assert fast == full and fast[0]["structuredContent"] == {"text": "modern"}
+            fast, full = await both_ways(engine, client, "fail", {"message": "modern failure"})
+            assert fast == full and fast[1]["outcome"] == "error"
+            fast, full = await both_ways(engine, client, "test_simple_text", {})  # a handshake-era server's
+            assert fast == full and fast[1]["outcome"] == "ok"
+            fast, full = await both_ways(engine, client, "test_sampling", {"prompt": "Who?"})
+            assert fast == full and answering.prompts == ["Who?", "Who?"]
+            assert Answering.reply_to("Who?") in json.dumps(fast[0])

@@ -1,5 +1,5 @@
 """The fast lane for the common tools/call: a tool named by its exposed name, with arguments it
-declares, on a ready stdio server, for a handshake-era client.
+declares, on a ready stdio server.
 
 Such a call needs none of what the full path (`Router.call`) is for: no name to resolve or argument
 to repair, no question for anyone, no era to translate, no progress to relay. The lane is a server
@@ -11,9 +11,12 @@ a server asking its client something, or logging, reaches this client), and lear
 Anything else goes on to the full path, so a call the lane declines is answered exactly as before.
 
 The server's result is sieved through the client's version of the protocol, as the full path's
-answer is (a 2026-07-28 server's `resultType` means nothing to a handshake-era client); a
-2026-07-28 server that asks a question instead of answering is answered the full path's way
-(`Rounds`). A 2026-07-28 client goes the full path: its answers carry mcpmanager's own stamp.
+answer is (a 2026-07-28 server's `resultType` means nothing to a handshake-era client), and a
+2026-07-28 client's answer gets its `resultType` and mcpmanager's identity stamp as the SDK's
+server gives a handler's. A question asked during the call is answered the full path's way
+(`Rounds`): a 2026-07-28 server's, by retrying through the session; one for a 2026-07-28 client, by
+parking the call and answering with an `InputRequiredResult` (the client's retry goes the full
+path, which resumes it).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any, Protocol
 
 import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from mcp_types.methods import serialize_server_result
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -69,17 +73,17 @@ class FastLane:
         self.enabled = True  # off: every call goes the full path (to compare the two)
         self.taken = 0  # calls the lane answered (the rest went the full path)
 
-    def middleware(self, meta_tools: bool, remember: Remember) -> Any:
-        """The lane as a server middleware for one mode (`meta_tools`: discovery mode, where a name
-        that is not a catalogue tool's may be a meta-tool's: the full path decides those).
+    def middleware(self, server: Server[Any], meta_tools: bool, remember: Remember) -> Any:
+        """The lane as a middleware of one mode's `server` (`meta_tools`: discovery mode, where a
+        name that is not a catalogue tool's may be a meta-tool's: the full path decides those).
         `remember`: what the mode's handlers do with each request's context (a handshake-era
         client is kept, to be told of changes), done here for the calls the lane takes."""
 
         async def lane(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-            if ctx.method == "tools/call":
+            if ctx.method == "tools/call" and "tools/call" not in server.cache_hints:
                 taken = await self.call(ctx, meta_tools, remember)
                 if taken is not None:
-                    return taken
+                    return _stamped(server, ctx.protocol_version, taken)
             return await call_next(ctx)
 
         return lane
@@ -87,10 +91,11 @@ class FastLane:
     async def call(
         self, ctx: ServerRequestContext[Any, Any], meta_tools: bool, remember: Remember = lambda ctx: None
     ) -> dict[str, Any] | None:
-        """The call's result, or None when the lane does not take it (the full path does)."""
+        """The call's result in the client's version of the protocol (without a 2026-07-28 answer's
+        server stamp: `_stamped`), or None when the lane does not take it (the full path does)."""
         routes = self._routes
         params = ctx.params
-        if not self.enabled or ctx.protocol_version in MODERN_PROTOCOL_VERSIONS or not _plain(params):
+        if not self.enabled or not _plain(params):
             return None
         assert params is not None  # (`_plain`)
         name, arguments = params.get("name"), params.get("arguments")
@@ -123,10 +128,13 @@ class FastLane:
         async def send(caller: Caller, answers: types.InputResponses | None, state: str | None) -> Any:
             """The first send as bytes; a 2026-07-28 server's retries with answers the session's way."""
             nonlocal sent
-            if not sent:
-                sent = True
-                return await downstream.call_tool_raw(lane, tool.name, arguments)
-            return await downstream.call_tool(tool.name, arguments, None, answers, state)
+            if sent:
+                return await downstream.call_tool(tool.name, arguments, None, answers, state)
+            sent = True
+            result = await downstream.call_tool_raw(lane, tool.name, arguments)
+            if caller.ctx is not ctx and isinstance(result, dict):  # parked, then resumed: the full path answers
+                return _typed(result, tool)
+            return result
 
         typed = types.CallToolRequestParams.model_construct(name=name, arguments=arguments)
         outcome: RawOutcome
@@ -150,14 +158,14 @@ class FastLane:
         """The result in the client's version of the protocol (sieved as the full path's answer is),
         and the call's record finished."""
         routes = self._routes
-        if isinstance(outcome, dict):
-            try:
-                result = serialize_server_result("tools/call", ctx.protocol_version, _without_server_info(outcome))
-            except ValueError:
-                shape = f"Server '{tool.server}' answered '{tool.name}' with an unknown result shape."
-                result = _dumped(error_result(shape))
-        else:
-            result = _dumped(outcome)
+        dumped = _without_server_info(outcome) if isinstance(outcome, dict) else _dumped(outcome)
+        if "resultType" not in dumped and ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            dumped = {**dumped, "resultType": "complete"}  # a handshake-era server's result: complete
+        try:
+            result = serialize_server_result("tools/call", ctx.protocol_version, dumped)
+        except ValueError:
+            shape = f"Server '{tool.server}' answered '{tool.name}' with an unknown result shape."
+            result = serialize_server_result("tools/call", ctx.protocol_version, _dumped(error_result(shape)))
         failed = result.get("isError") is True
         detail = _first_line(result) if failed else None
         duration = time.perf_counter() - started
@@ -165,6 +173,28 @@ class FastLane:
         if not failed:
             routes.learning.called(session_of(ctx, routes.connections), tool.key)
         return result
+
+
+def _stamped(server: Server[Any], version: str, result: dict[str, Any]) -> dict[str, Any]:
+    """A 2026-07-28 answer as the SDK's server finishes a handler's (the lane answers before it):
+    its `resultType`, and mcpmanager's identity in `_meta` unless the result carries one."""
+    if version not in MODERN_PROTOCOL_VERSIONS:
+        return result
+    result.setdefault("resultType", "complete")
+    meta = result.get("_meta")
+    if meta is None:
+        result["_meta"] = {types.SERVER_INFO_META_KEY: server.server_info_stamp}
+    elif isinstance(meta, dict) and meta.get(types.SERVER_INFO_META_KEY) is None:
+        result["_meta"] = {**meta, types.SERVER_INFO_META_KEY: server.server_info_stamp}
+    return result
+
+
+def _typed(result: dict[str, Any], tool: CatalogueTool) -> types.CallToolResult:
+    """A raw result as the full path's results are (for a parked call its retry resumes)."""
+    try:
+        return types.CallToolResult.model_validate(_without_server_info(result), by_name=False)
+    except ValueError:
+        return error_result(f"Server '{tool.server}' answered '{tool.name}' with an unknown result shape.")
 
 
 def _dumped(result: types.CallToolResult | types.InputRequiredResult) -> dict[str, Any]:

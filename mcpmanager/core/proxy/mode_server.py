@@ -142,7 +142,7 @@ class ModeServer:
         )
         without_telemetry(self.server)
         if lane is not None:  # the common tools/call, answered before the typed handler (`fast_lane`)
-            self.server.middleware.append(lane.middleware(mode == "discovery", self._remember))
+            self.server.middleware.append(lane.middleware(self.server, mode == "discovery", self._remember))
 
     # What its clients see -------------------------------------------------------------------------
 
