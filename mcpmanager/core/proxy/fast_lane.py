@@ -43,8 +43,8 @@ from mcpmanager.core.proxy.rounds import Rounds
 from mcpmanager.core.resolve.resolver import Resolver
 from mcpmanager.core.sdk_compat import initialize_accepted
 from mcpmanager.core.supervisor.downstream import Downstream
-from mcpmanager.core.supervisor.tool_calls import RawOutcome
-from mcpmanager.core.tool_results import error_result
+from mcpmanager.core.supervisor.tool_calls import RawOutcome, shapeless
+from mcpmanager.core.tool_results import error_result, first_line
 
 logger = logging.getLogger(__name__)
 
@@ -164,10 +164,11 @@ class FastLane:
         try:
             result = serialize_server_result("tools/call", ctx.protocol_version, dumped)
         except ValueError:
-            shape = f"Server '{tool.server}' answered '{tool.name}' with an unknown result shape."
-            result = serialize_server_result("tools/call", ctx.protocol_version, _dumped(error_result(shape)))
+            result = serialize_server_result(
+                "tools/call", ctx.protocol_version, _dumped(shapeless(tool.server, tool.name))
+            )
         failed = result.get("isError") is True
-        detail = _first_line(result) if failed else None
+        detail = first_line(result) if failed else None
         duration = time.perf_counter() - started
         routes.activity.update(record, outcome="error" if failed else "ok", detail=detail, duration=duration)
         if not failed:
@@ -194,7 +195,7 @@ def _typed(result: dict[str, Any], tool: CatalogueTool) -> types.CallToolResult:
     try:
         return types.CallToolResult.model_validate(_without_server_info(result), by_name=False)
     except ValueError:
-        return error_result(f"Server '{tool.server}' answered '{tool.name}' with an unknown result shape.")
+        return shapeless(tool.server, tool.name)
 
 
 def _dumped(result: types.CallToolResult | types.InputRequiredResult) -> dict[str, Any]:
@@ -217,12 +218,3 @@ def _without_server_info(result: dict[str, Any]) -> dict[str, Any]:
         return result
     rest = {k: v for k, v in meta.items() if k != types.SERVER_INFO_META_KEY}
     return {**result, "_meta": rest} if rest else {k: v for k, v in result.items() if k != "_meta"}
-
-
-def _first_line(result: dict[str, Any]) -> str | None:
-    """The first line of a failed result's text, for the activity log (as the full path keeps it)."""
-    for content in result.get("content") or ():
-        text = content.get("text") if isinstance(content, dict) and content.get("type") == "text" else None
-        if isinstance(text, str) and text.strip():
-            return text.strip().splitlines()[0][:300]
-    return None

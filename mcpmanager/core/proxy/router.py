@@ -49,7 +49,7 @@ from mcpmanager.core.search.vector_cache import VectorCache
 from mcpmanager.core.supervisor.downstream import Downstream
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.supervisor.tool_calls import ProgressCallback, Unavailable
-from mcpmanager.core.tool_results import error_result
+from mcpmanager.core.tool_results import error_result, first_line
 
 logger = logging.getLogger(__name__)
 
@@ -459,10 +459,7 @@ def _meta_name(name: str) -> str | None:
 def _first_line(result: CallResult) -> str | None:
     if not isinstance(result, types.CallToolResult):
         return None
-    for content in result.content:
-        if isinstance(content, types.TextContent) and content.text.strip():
-            return content.text.strip().splitlines()[0][:300]
-    return None
+    return first_line(result.model_dump(mode="json", by_alias=True, exclude_none=True))
 
 
 _ALL_KINDS = ("prompts", "resources", "completions", "logging")

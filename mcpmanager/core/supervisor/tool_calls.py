@@ -151,7 +151,7 @@ class ToolCalls:
         return await self._closed_under(name)
 
     def _shapeless(self, name: str) -> types.CallToolResult:
-        return error_result(f"Server '{self.name}' answered '{name}' with an unknown result shape.")
+        return shapeless(self.name, name)
 
     def _too_slow(self, name: str) -> types.CallToolResult:
         return error_result(f"Server '{self.name}' did not answer '{name}' within {self.settings.call_timeout:g} s.")
@@ -198,6 +198,11 @@ class ToolCalls:
 
     def unavailable_text(self, detail: str | None = None) -> str:
         return explain.unavailable_text(self.name, self.status, self.log, detail)
+
+
+def shapeless(server: str, tool: str) -> types.CallToolResult:
+    """What a call comes to when the server's answer is no result a client could read."""
+    return error_result(f"Server '{server}' answered '{tool}' with an unknown result shape.")
 
 
 def _without_server_info(
