@@ -17,6 +17,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+import pytest
 from mcp import Client
 
 from mcpmanager.core.config.load import parse_config
@@ -30,6 +31,7 @@ from tests.helpers.clients import text_of
 from tests.helpers.conformance import conformance_fixture
 from tests.helpers.engines import wait_for
 from tests.helpers.fixture_servers import FAST, FIXTURES, fixture
+from tests.helpers.piped import PIPED, VIAS, connected
 
 
 @asynccontextmanager
@@ -49,18 +51,26 @@ async def engine_with(
 
 
 async def both_ways(engine: Engine, client: Client, tool: str, arguments: dict[str, Any]) -> list[Any]:
-    """The same call through the lane and the full path: (result as a dict, its activity record) each."""
+    """The same call through the lane and the full path: (result as a dict, its activity record) each.
+    A handshake-era client on a pipe has it taken ahead of the SDK's session (`wire_lane`)."""
     lane = engine.router.fast_lane
+    ahead = piped(client)
     outcomes = []
     for enabled in (True, False):
         lane.enabled = enabled
-        taken = lane.taken
+        taken, before = lane.taken, lane.ahead
         result = await client.call_tool(tool, arguments)
         assert lane.taken == taken + (1 if enabled else 0), f"enabled={enabled}: taken {lane.taken - taken}"
+        assert lane.ahead == before + (enabled and ahead), f"enabled={enabled}: ahead {lane.ahead - before}"
         record = engine.router.activity.records()[-1]
         outcomes.append((result.model_dump(mode="json", by_alias=True, exclude_none=True), comparable(record)))
     lane.enabled = True
     return outcomes
+
+
+def piped(client: Client) -> int:
+    """1 if `client`'s plain calls are taken ahead of the SDK's session (a handshake-era client on a pipe)."""
+    return int(id(client) in PIPED and client.protocol_version != "2026-07-28")
 
 
 def comparable(record: CallRecord) -> dict[str, Any]:
@@ -76,10 +86,11 @@ def comparable(record: CallRecord) -> dict[str, Any]:
     }
 
 
-async def test_a_plain_call_takes_the_lane_and_comes_back_as_the_full_path_answers_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("via", VIAS)
+async def test_a_plain_call_takes_the_lane_and_comes_back_as_the_full_path_answers_it(tmp_path: Path, via: str) -> None:
     async with (
         engine_with(tmp_path, {"a": fixture("--name", "a")}) as engine,
-        Client(engine.router.server, mode="legacy", cache=None) as client,
+        connected(engine, via, mode="legacy", cache=None) as client,
     ):
         fast, full = await both_ways(engine, client, "echo", {"text": "héllo, wörld"})
         assert fast == full
@@ -89,12 +100,13 @@ async def test_a_plain_call_takes_the_lane_and_comes_back_as_the_full_path_answe
         assert fast == full and "42" in json.dumps(fast[0])
 
 
-async def test_failures_read_the_same_through_the_lane(tmp_path: Path) -> None:
+@pytest.mark.parametrize("via", VIAS)
+async def test_failures_read_the_same_through_the_lane(tmp_path: Path, via: str) -> None:
     """A tool's own error result, a server's protocol error, a call past its time and a server that
     dies under the call: the same text, outcome and activity detail either way."""
     async with (
         engine_with(tmp_path, {"a": fixture("--name", "a", "--boom")}, supervisor={"callTimeout": 1.5}) as engine,
-        Client(engine.router.server, mode="legacy", cache=None) as client,
+        connected(engine, via, mode="legacy", cache=None) as client,
     ):
         fast, full = await both_ways(engine, client, "fail", {"message": "disk on fire"})
         assert fast == full and fast[1]["outcome"] == "error" and "disk on fire" in fast[1]["detail"]
@@ -119,17 +131,19 @@ async def test_failures_read_the_same_through_the_lane(tmp_path: Path) -> None:
         assert "the connection closed during the call to 'boom' (backoff: exited 3 — fatal: boom" in first[0]
 
 
-async def test_a_call_the_client_cancels_is_cancelled_at_the_server(tmp_path: Path) -> None:
+@pytest.mark.parametrize("via", VIAS)
+async def test_a_call_the_client_cancels_is_cancelled_at_the_server(tmp_path: Path, via: str) -> None:
     async with engine_with(tmp_path, {"a": fixture("--name", "a")}) as engine:
         log = engine.downstreams["a"].log
-        async with Client(engine.router.server, mode="legacy", cache=None) as client:
-            taken = engine.router.fast_lane.taken
+        async with connected(engine, via, mode="legacy", cache=None) as client:
+            taken, ahead = engine.router.fast_lane.taken, engine.router.fast_lane.ahead
             with anyio.move_on_after(30):
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(client.call_tool, "sleep", {"seconds": 60})
                     await wait_for(lambda: any("sleeping 60" in line for line in log.tail(100)), 10)
                     tg.cancel_scope.cancel()  # the SDK client sends notifications/cancelled
             assert engine.router.fast_lane.taken == taken + 1
+            assert engine.router.fast_lane.ahead == ahead + piped(client)
             await wait_for(lambda: any("cancelled sleep" in line for line in log.tail(100)), 10)
             # The session with the server is fine after it: the next call is answered.
             result = await client.call_tool("echo", {"text": "still here"})
@@ -137,13 +151,14 @@ async def test_a_call_the_client_cancels_is_cancelled_at_the_server(tmp_path: Pa
         assert engine.router.callers.on("a") == []
 
 
-async def test_what_a_server_asks_and_logs_during_a_lane_call_reaches_its_client(tmp_path: Path) -> None:
+@pytest.mark.parametrize("via", VIAS)
+async def test_what_a_server_asks_and_logs_during_a_lane_call_reaches_its_client(tmp_path: Path, via: str) -> None:
     servers = {"old": conformance_fixture("--handshake-only")}
     async with engine_with(tmp_path, servers) as engine:
         answering = Answering()
-        async with Client(engine.router.server, mode="legacy", cache=None, **answering.callbacks()) as client:
+        async with connected(engine, via, mode="legacy", cache=None, **answering.callbacks()) as client:
             lane = engine.router.fast_lane
-            taken = lane.taken
+            taken, ahead = lane.taken, lane.ahead
             result = await client.call_tool("test_sampling", {"prompt": "What is 2+2?"})
             assert answering.prompts == ["What is 2+2?"]
             assert Answering.reply_to("What is 2+2?") in text_of(result)
@@ -152,14 +167,15 @@ async def test_what_a_server_asks_and_logs_during_a_lane_call_reaches_its_client
             await client.call_tool("test_tool_with_logging", {})
             await wait_for(lambda: len(answering.logs) >= 3, 10)
             assert [log.logger for log in answering.logs[:3]] == ["old/conformance-server"] * 3
-            assert lane.taken == taken + 3
+            assert lane.taken == taken + 3 and lane.ahead == ahead + 3 * piped(client)
 
 
-async def test_calls_the_lane_must_not_take_go_the_full_path(tmp_path: Path) -> None:
+@pytest.mark.parametrize("via", VIAS)
+async def test_calls_the_lane_must_not_take_go_the_full_path(tmp_path: Path, via: str) -> None:
     tools = {"a:fail": {"approval": "ask"}}
     async with engine_with(tmp_path, {"a": fixture("--name", "a")}, tools=tools) as engine:
         lane = engine.router.fast_lane
-        async with Client(engine.router.server, mode="legacy", cache=None) as client:
+        async with connected(engine, via, mode="legacy", cache=None) as client:
             taken = lane.taken
             reported: list[float] = []
 
@@ -177,26 +193,28 @@ async def test_calls_the_lane_must_not_take_go_the_full_path(tmp_path: Path) -> 
             assert result.is_error and "approval" in text_of(result) and lane.taken == taken, "asking first"
 
 
-async def test_a_2026_server_behind_a_handshake_era_client_is_answered_alike(tmp_path: Path) -> None:
+@pytest.mark.parametrize("via", VIAS)
+async def test_a_2026_server_behind_a_handshake_era_client_is_answered_alike(tmp_path: Path, via: str) -> None:
     """The lane sieves a 2026-07-28 server's result into the client's version (no `resultType`, no
     server stamp), as the full path does; a question such a server returns goes the full path's way."""
     servers = {"new": conformance_fixture()}
     async with engine_with(tmp_path, servers) as engine:
         assert engine.downstreams["new"].protocol_version == "2026-07-28"
         answering = Answering()
-        async with Client(engine.router.server, mode="legacy", cache=None, **answering.callbacks()) as client:
+        async with connected(engine, via, mode="legacy", cache=None, **answering.callbacks()) as client:
             fast, full = await both_ways(engine, client, "test_simple_text", {})
             assert fast == full and fast[1]["outcome"] == "ok"
             fast, full = await both_ways(engine, client, "test_sampling", {"prompt": "Why?"})
             assert fast == full and answering.prompts == ["Why?", "Why?"]
 
 
+@pytest.mark.parametrize("via", VIAS)
 async def test_in_discovery_mode_a_catalogue_tool_by_name_takes_the_lane_and_meta_tools_do_not(
-    tmp_path: Path,
+    tmp_path: Path, via: str
 ) -> None:
     async with engine_with(tmp_path, {"a": fixture("--name", "a")}, mode="discovery") as engine:
         lane = engine.router.fast_lane
-        async with Client(engine.router.server, mode="legacy", cache=None) as client:
+        async with connected(engine, via, mode="legacy", cache=None) as client:
             taken = lane.taken
             [echo] = [t.exposed for t in engine.catalogue.tools() if t.name == "echo"]
             found = await client.call_tool("discover_tools", {"query": "echo text back"})
@@ -205,6 +223,7 @@ async def test_in_discovery_mode_a_catalogue_tool_by_name_takes_the_lane_and_met
             assert text_of(result) == "meta" and lane.taken == taken
             result = await client.call_tool(echo, {"text": "direct by name"})
             assert text_of(result) == "direct by name" and lane.taken == taken + 1
+            assert lane.ahead == piped(client)
         records = [r for r in engine.router.activity.records() if r.called == echo]
         assert records and records[-1].outcome == "ok" and records[-1].server == "a"
 
@@ -212,12 +231,13 @@ async def test_in_discovery_mode_a_catalogue_tool_by_name_takes_the_lane_and_met
 SCRIPTED = {"command": sys.executable, "args": [str(FIXTURES / "scripted_server.py")]}
 
 
-async def test_protocol_errors_and_shapeless_results_read_the_same_through_the_lane(tmp_path: Path) -> None:
+@pytest.mark.parametrize("via", VIAS)
+async def test_protocol_errors_and_shapeless_results_read_the_same_through_the_lane(tmp_path: Path, via: str) -> None:
     """A server's JSON-RPC errors, and results no client could read (found in review: the full path
     said "cut off (ValidationError)", as if the server had died; now both say what happened)."""
     async with (
         engine_with(tmp_path, {"r": SCRIPTED}) as engine,
-        Client(engine.router.server, mode="legacy", cache=None) as client,
+        connected(engine, via, mode="legacy", cache=None) as client,
     ):
         for tool in ("proto_error", "bigerror", "nocontent", "badcontent", "meta", "extra"):
             fast, full = await both_ways(engine, client, tool, {"x": "1"})
@@ -228,25 +248,28 @@ async def test_protocol_errors_and_shapeless_results_read_the_same_through_the_l
         assert fast[1]["detail"] == "Server 'r' answered 'nocontent' with an unknown result shape."
 
 
-async def test_what_a_server_logs_just_before_its_answer_stays_with_the_caller(tmp_path: Path) -> None:
+@pytest.mark.parametrize("via", VIAS)
+async def test_what_a_server_logs_just_before_its_answer_stays_with_the_caller(tmp_path: Path, via: str) -> None:
     """Found in review: the lane left the call's record of being in flight before the session had
     handled the log messages read just before the answer, so they went to every other client."""
     async with engine_with(tmp_path, {"r": SCRIPTED}) as engine:
         caller, other = Answering(), Answering()
         async with (
-            Client(engine.router.server, mode="legacy", cache=None, **caller.callbacks()) as mine,
-            Client(engine.router.server, mode="legacy", cache=None, **other.callbacks()) as theirs,
+            connected(engine, via, mode="legacy", cache=None, **caller.callbacks()) as mine,
+            connected(engine, via, mode="legacy", cache=None, **other.callbacks()) as theirs,
         ):
             await theirs.list_tools()  # known to the engine, so a broadcast would reach it
-            taken = engine.router.fast_lane.taken
+            taken, ahead = engine.router.fast_lane.taken, engine.router.fast_lane.ahead
             for _ in range(10):
                 await mine.call_tool("logs", {"x": "1"})
             await anyio.sleep(0.3)
             assert engine.router.fast_lane.taken == taken + 10
+            assert engine.router.fast_lane.ahead == ahead + 10 * piped(mine)
             assert len(caller.logs) == 30 and other.logs == []
 
 
-async def test_a_client_that_only_calls_is_told_of_changes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("via", VIAS)
+async def test_a_client_that_only_calls_is_told_of_changes(tmp_path: Path, via: str) -> None:
     """Found in review: the lane did not keep a handshake-era client's session as the handlers do,
     so a client that never listed (the SDK's client lists first) heard of no change."""
     async with engine_with(tmp_path, {"a": fixture("--name", "a")}) as engine:
@@ -255,11 +278,11 @@ async def test_a_client_that_only_calls_is_told_of_changes(tmp_path: Path) -> No
         async def on_message(message: object) -> None:
             heard.append(message)
 
-        async with Client(engine.router.server, mode="legacy", cache=None, message_handler=on_message) as client:
+        async with connected(engine, via, mode="legacy", cache=None, message_handler=on_message) as client:
             pass_results_through(client)  # calls without listing first
             taken = engine.router.fast_lane.taken
             await client.call_tool("echo", {"text": "x"})
-            assert engine.router.fast_lane.taken == taken + 1
+            assert engine.router.fast_lane.taken == taken + 1 and engine.router.fast_lane.ahead == piped(client)
             assert len(engine.router.mode_server().legacy_sessions()) == 1
             engine.router.mode_server().reset_notified()
             engine.router.mode_server()._notified = []  # as if the catalogue had changed since
@@ -267,26 +290,28 @@ async def test_a_client_that_only_calls_is_told_of_changes(tmp_path: Path) -> No
             await wait_for(lambda: any(isinstance(m, types.ToolListChangedNotification) for m in heard), 5)
 
 
-async def test_a_server_that_takes_only_integer_ids_is_called_through_the_lane(tmp_path: Path) -> None:
+@pytest.mark.parametrize("via", VIAS)
+async def test_a_server_that_takes_only_integer_ids_is_called_through_the_lane(tmp_path: Path, via: str) -> None:
     """Found in review: the lane's ids were strings, which such a server refuses (an error with a
     null id), and the call waited for its timeout."""
     server = {**SCRIPTED, "args": [*SCRIPTED["args"], "--int-ids-only"]}
     async with (
         engine_with(tmp_path, {"r": server}, supervisor={"callTimeout": 5}) as engine,
-        Client(engine.router.server, mode="legacy", cache=None) as client,
+        connected(engine, via, mode="legacy", cache=None) as client,
     ):
         fast, full = await both_ways(engine, client, "ok", {"x": "1"})
         assert fast == full and fast[1]["outcome"] == "ok"
 
 
-async def test_a_2026_client_takes_the_lane_and_is_answered_alike(tmp_path: Path) -> None:
+@pytest.mark.parametrize("via", VIAS)
+async def test_a_2026_client_takes_the_lane_and_is_answered_alike(tmp_path: Path, via: str) -> None:
     """A 2026-07-28 client's answer gets its resultType and mcpmanager's own stamp as the SDK gives a
     handler's; a question a handshake-era server asks during the call parks it, the client answers
     and retries (the full path resumes it), as without the lane."""
     servers = {"a": fixture("--name", "a"), "old": conformance_fixture("--handshake-only")}
     async with engine_with(tmp_path, servers) as engine:
         answering = Answering()
-        async with Client(engine.router.server, mode="auto", cache=None, **answering.callbacks()) as client:
+        async with connected(engine, via, mode="auto", cache=None, **answering.callbacks()) as client:
             assert client.protocol_version == "2026-07-28"
             fast, full = await both_ways(engine, client, "echo", {"text": "modern"})
             assert fast == full and fast[0]["structuredContent"] == {"text": "modern"}

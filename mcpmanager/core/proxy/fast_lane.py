@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import mcp_types as types
@@ -43,6 +44,7 @@ from mcpmanager.core.proxy.rounds import Rounds
 from mcpmanager.core.resolve.resolver import Resolver
 from mcpmanager.core.sdk_compat import initialize_accepted
 from mcpmanager.core.supervisor.downstream import Downstream
+from mcpmanager.core.supervisor.raw_calls import RawCalls
 from mcpmanager.core.supervisor.tool_calls import RawOutcome, shapeless
 from mcpmanager.core.tool_results import error_result, first_line
 
@@ -67,11 +69,25 @@ class Routes(Protocol):
     calls: int
 
 
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    """A call the lane takes, and what it found deciding so."""
+
+    name: str
+    arguments: dict[str, Any] | None
+    tool: CatalogueTool
+    downstream: Downstream
+    lane: RawCalls
+    how: str | None  # how the name resolved (for the activity log)
+    own_rule: bool  # allowed by the tool's own approval setting
+
+
 class FastLane:
     def __init__(self, routes: Routes) -> None:
         self._routes = routes
         self.enabled = True  # off: every call goes the full path (to compare the two)
         self.taken = 0  # calls the lane answered (the rest went the full path)
+        self.ahead = 0  # of those, taken off the wire ahead of the SDK's session (`wire_lane`)
 
     def middleware(self, server: Server[Any], meta_tools: bool, remember: Remember) -> Any:
         """The lane as a middleware of one mode's `server` (`meta_tools`: discovery mode, where a
@@ -93,6 +109,12 @@ class FastLane:
     ) -> dict[str, Any] | None:
         """The call's result in the client's version of the protocol (without a 2026-07-28 answer's
         server stamp: `_stamped`), or None when the lane does not take it (the full path does)."""
+        taken = self.admit(ctx, meta_tools)
+        return None if taken is None else await self.run(ctx, taken, remember)
+
+    def admit(self, ctx: ServerRequestContext[Any, Any], meta_tools: bool) -> Admitted | None:
+        """Whether the lane takes this call (decided at once, nothing awaited: a caller ahead of the
+        SDK's session hands a declined call on in the order it came)."""
         routes = self._routes
         params = ctx.params
         if not self.enabled or not _plain(params):
@@ -116,12 +138,18 @@ class FastLane:
         lane = downstream.raw_lane()
         if lane is None:
             return None
+        return Admitted(name, arguments, tool, downstream, lane, plan.resolution.how, rule.own)
+
+    async def run(self, ctx: ServerRequestContext[Any, Any], taken: Admitted, remember: Remember) -> dict[str, Any]:
+        """Answer a call `admit` took."""
+        routes = self._routes
+        name, arguments, tool, downstream, lane = taken.name, taken.arguments, taken.tool, taken.downstream, taken.lane
         remember(ctx)
         routes.calls += 1
         self.taken += 1
         started = time.perf_counter()
-        where = {"server": tool.server, "tool": tool.name, "exposed": tool.exposed, "how": plan.resolution.how}
-        approval = {"approval": "allowed by its setting"} if rule.own else {}
+        where = {"server": tool.server, "tool": tool.name, "exposed": tool.exposed, "how": taken.how}
+        approval = {"approval": "allowed by its setting"} if taken.own_rule else {}
         record = routes.activity.begin(name, "direct", team_caller(ctx.request), **where, renames=(), **approval)
         sent = False
 

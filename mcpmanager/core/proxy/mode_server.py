@@ -37,6 +37,7 @@ from mcpmanager.core.proxy import meta_tools as meta
 from mcpmanager.core.proxy.connections import Connections
 from mcpmanager.core.proxy.fast_lane import FastLane
 from mcpmanager.core.proxy.passthrough import Passthrough
+from mcpmanager.core.proxy.wire_lane import WireLane
 from mcpmanager.core.sdk_compat import http_sessions, listen_streams, without_telemetry
 
 logger = logging.getLogger(__name__)
@@ -109,6 +110,7 @@ class ModeServer:
         self._passthrough = passthrough
         self._roots_changed = roots_changed
         self._connections = connections
+        self._lane = lane
         connections.on_close(self._forget)
         self.bus = InMemorySubscriptionBus()
         self.listen = ListenHandler(self.bus)  # `listen.close()` ends every modern client's listen stream
@@ -143,6 +145,12 @@ class ModeServer:
         without_telemetry(self.server)
         if lane is not None:  # the common tools/call, answered before the typed handler (`fast_lane`)
             self.server.middleware.append(lane.middleware(self.server, mode == "discovery", self._remember))
+
+    def wire_lane(self) -> WireLane | None:
+        """The fast lane ahead of the SDK's session, for serving one client on a pipe (`wire_lane`)."""
+        if self._lane is None:
+            return None
+        return WireLane(self._lane, self.server, self.mode == "discovery", self._remember)
 
     # What its clients see -------------------------------------------------------------------------
 

@@ -17,7 +17,8 @@ import fcntl
 import json
 import os
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
 
 import anyio
 import mcp_types as types
@@ -26,30 +27,43 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
 from mcpmanager.core.proxy.router import Router
+from mcpmanager.core.proxy.wire_lane import WireLane
 from mcpmanager.core.sdk_compat import TransportStreams
-from mcpmanager.core.system.lines import LineFramer, Overlong, blank, json_line, read_message
+from mcpmanager.core.system.lines import LineFramer, Overlong, blank, json_line, parse_line, to_message
 from mcpmanager.core.system.pipes import pollable
 
 _LIMIT = 64 * 1024 * 1024  # one JSON-RPC line may carry a large tool result; a longer one is refused
 _CHUNK = 65536
 
 
-async def serve_stdio(router: Router) -> None:
-    """Serve one client over our stdin/stdout until it closes stdin."""
-    server = router.server
-    async with stdio_transport() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+async def serve_stdio(router: Router, fds: tuple[int, int] | None = None) -> None:
+    """Serve one client over our stdin/stdout until it closes stdin (`fds`: over this pair of pipe
+    ends instead, read and write, which it then owns)."""
+    mode_server = router.mode_server()
+    server = mode_server.server
+    lane = mode_server.wire_lane()
+    with lane.serving() if lane is not None else contextlib.nullcontext():
+        async with stdio_transport(lane, fds) as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
 @contextlib.asynccontextmanager
-async def stdio_transport() -> AsyncIterator[TransportStreams]:
-    if not (pollable(0) and pollable(1)):
+async def stdio_transport(
+    lane: WireLane | None = None, fds: tuple[int, int] | None = None
+) -> AsyncIterator[TransportStreams]:
+    """The session's streams over our stdin/stdout (or `fds`, owned from here on); `lane`: calls
+    answered ahead of the session."""
+    saved: tuple[int, int] | None = None
+    if fds is not None:
+        wire_in, wire_out = fds
+    elif not (pollable(0) and pollable(1)):
         async with stdio_server() as streams:
             yield streams
         return
-    wire_in = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
-    wire_out = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
-    saved = _divert()
+    else:
+        wire_in = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+        wire_out = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
+        saved = _divert()
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     in_file = os.fdopen(wire_in, "rb", buffering=0)
@@ -60,24 +74,49 @@ async def stdio_transport() -> AsyncIterator[TransportStreams]:
 
     to_session, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](0)
+    out = _Out(writer)
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_pump_in, reader, to_session, writer)
-            tg.start_soon(_pump_out, writer, from_session)
+            tg.start_soon(_pump_in, reader, to_session, out, lane)
+            tg.start_soon(_pump_out, out, from_session)
             try:
                 yield read_stream, write_stream
             finally:
+                if lane is not None:
+                    with anyio.move_on_after(5, shield=True):  # its servers told of what it gives up
+                        await lane.close()
                 tg.cancel_scope.cancel()
     finally:
         read_transport.close()
         write_transport.close()
-        _restore(saved)
+        if saved is not None:
+            _restore(saved)
+
+
+class _Out:
+    """Our stdout: whole messages, one at a time (the session's and the lane's answers share it)."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._writer = writer
+        self._lock = asyncio.Lock()
+
+    async def write(self, pieces: Iterable[bytes | memoryview]) -> None:
+        async with self._lock:
+            for piece in pieces:
+                self._writer.write(piece)
+                await self._writer.drain()
+
+    async def answer(self, response: dict[str, Any]) -> None:
+        """A response from the lane (a client that left needs none)."""
+        with contextlib.suppress(ConnectionError):
+            await self.write(json_line(types.JSONRPCResponse.model_construct(**response)))
 
 
 async def _pump_in(
     reader: asyncio.StreamReader,
     sink: MemoryObjectSendStream[SessionMessage | Exception],
-    writer: asyncio.StreamWriter,
+    out: _Out,
+    lane: WireLane | None,
 ) -> None:
     framer = LineFramer(_LIMIT)
     async with sink:
@@ -85,32 +124,36 @@ async def _pump_in(
             lines = framer.feed(chunk)
             lines.reverse()
             while lines:  # each line let go once parsed (see `_deliver`)
-                if not await _deliver(lines.pop(), sink, writer):
+                if not await _deliver(lines.pop(), sink, out, lane):
                     return
         last = framer.rest()
         if last is not None:
-            await _deliver(last, sink, writer)
+            await _deliver(last, sink, out, lane)
 
 
 async def _deliver(
     line: bytes | Overlong,
     sink: MemoryObjectSendStream[SessionMessage | Exception],
-    writer: asyncio.StreamWriter,
+    out: _Out,
+    lane: WireLane | None,
 ) -> bool:
-    """Hand one line to the session (False once it is gone). A line that is not JSON-RPC becomes an
-    error for the session; a line over the cap is answered here, with the id its beginning names."""
+    """Hand one line to the lane or the session (False once the session is gone). A line that is not
+    JSON-RPC becomes an error for the session; a line over the cap is answered here, with the id its
+    beginning names."""
     if isinstance(line, Overlong):
-        writer.write(_too_large(line.head))
-        await writer.drain()
+        await out.write([_too_large(line.head)])
         return True
     if blank(line):
         return True
     message: SessionMessage | Exception
     try:
-        message = SessionMessage(read_message(line))
+        value = parse_line(line)
+        del line  # a huge request's bytes go before it is validated
+        if lane is not None and lane.take(value, out.answer):
+            return True
+        message = SessionMessage(to_message(value))
     except ValueError as exc:
         message = exc
-    del line  # a huge request's bytes go before the session takes its message on
     try:
         await sink.send(message)
     except (anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -130,13 +173,11 @@ def _too_large(head: bytes) -> bytes:
     return json.dumps(error).encode() + b"\n"
 
 
-async def _pump_out(writer: asyncio.StreamWriter, source: MemoryObjectReceiveStream[SessionMessage]) -> None:
+async def _pump_out(out: _Out, source: MemoryObjectReceiveStream[SessionMessage]) -> None:
     async with source:
         async for message in source:
             try:
-                for piece in json_line(message.message):
-                    writer.write(piece)
-                    await writer.drain()
+                await out.write(json_line(message.message))
             except ConnectionError:
                 return
 

@@ -1,0 +1,163 @@
+"""The fast lane ahead of the SDK's session (`proxy/wire_lane`), spoken to as raw lines over the pipes
+`serve --stdio` serves, with real subprocess servers: what a client may write that the lane must leave
+to the session (answered exactly as the SDK answers it), calls written all at once, a huge answer,
+and a client that leaves with a call running. (The SDK's own client over the same pipes, compared
+call by call with the full path, is in test_fast_lane.)"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from mcpmanager.core.engine.engine import Engine
+from mcpmanager.core.serve.stdio import serve_stdio
+from tests.e2e.test_fast_lane import engine_with
+from tests.helpers.engines import wait_for
+from tests.helpers.fixture_servers import fixture
+
+HELLO = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}
+
+
+class Wire:
+    """The client's ends of the pipes: JSON lines out, JSON lines in."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+
+    async def send(self, *messages: dict[str, Any]) -> None:
+        self.writer.write(b"".join(json.dumps(m, ensure_ascii=False).encode() + b"\n" for m in messages))
+        await self.writer.drain()
+
+    async def receive(self) -> dict[str, Any]:
+        with anyio.fail_after(20):
+            line = await self.reader.readline()
+        assert line, "the engine closed its output"
+        message: dict[str, Any] = json.loads(line)
+        return message
+
+    async def answer_to(self, request_id: object) -> dict[str, Any]:
+        """The response to `request_id` (what comes before it, such as log messages, is skipped)."""
+        while (message := await self.receive()).get("id") != request_id or "method" in message:
+            pass
+        return message
+
+    async def hello(self) -> None:
+        await self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": HELLO})
+        assert "result" in await self.answer_to(0)
+        await self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        await self.send({"jsonrpc": "2.0", "id": "list", "method": "tools/list"})
+        assert "result" in await self.answer_to("list")
+
+
+@asynccontextmanager
+async def wire(engine: Engine) -> AsyncIterator[Wire]:
+    to_engine, from_engine = os.pipe(), os.pipe()
+    served = anyio.Event()
+
+    async def serve() -> None:
+        try:
+            await serve_stdio(engine.router, (to_engine[0], from_engine[1]))
+        finally:
+            served.set()
+
+    reader = asyncio.StreamReader(limit=64 * 1024 * 1024)
+    loop = asyncio.get_running_loop()
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(from_engine[0], "rb", buffering=0)
+    )
+    out, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, os.fdopen(to_engine[1], "wb", buffering=0)
+    )
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(serve)
+            try:
+                yield Wire(reader, asyncio.StreamWriter(out, protocol, None, loop))
+            finally:
+                out.close()  # end of input: the engine stops serving
+                with anyio.fail_after(10):
+                    await served.wait()
+    finally:
+        transport.close()
+
+
+def call(request_id: object, name: str, arguments: dict[str, Any], **params: Any) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments, **params},
+    }
+
+
+async def test_what_the_lane_must_leave_to_the_session_is_answered_as_the_sdk_answers_it(tmp_path: Path) -> None:
+    async with engine_with(tmp_path, {"a": fixture("--name", "a")}) as engine, wire(engine) as line:
+        lane = engine.router.fast_lane
+        # Before the handshake: the SDK's refusal, not a result.
+        await line.send(call(1, "echo", {"text": "too early"}))
+        early = await line.answer_to(1)
+        assert "error" in early and lane.taken == 0
+        await line.hello()
+        # A 2026-07-28 envelope on a handshake-era connection: refused, as the SDK refuses it.
+        envelope = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+        await line.send(call(2, "echo", {"text": "enveloped"}, _meta=envelope))
+        refused = await line.answer_to(2)
+        assert refused["error"]["code"] == -32600 and "handshake protocol era" in refused["error"]["message"]
+        assert lane.ahead == 0
+        # Not JSON-RPC 2.0: the session drops it unanswered, as it always has (the next answer is the next call's).
+        await line.send({"jsonrpc": "1.0", "id": 3, "method": "tools/call", "params": {"name": "echo"}})
+        # A plain call is taken ahead of the session, with a string id or an integer one.
+        await line.send(call("four", "echo", {"text": "plain"}))
+        four = await line.receive()
+        assert four["id"] == "four"
+        await line.send(call(5, "echo", {"text": "plain too"}))
+        five = await line.answer_to(5)
+        assert four["result"]["structuredContent"] == {"text": "plain"}
+        assert five["result"]["structuredContent"] == {"text": "plain too"}
+        assert lane.ahead == 2 and four["jsonrpc"] == "2.0"
+
+
+async def test_calls_written_all_at_once_are_each_answered_once(tmp_path: Path) -> None:
+    async with engine_with(tmp_path, {"a": fixture("--name", "a")}) as engine, wire(engine) as line:
+        await line.hello()
+        await line.send(*(call(n, "echo", {"text": f"call {n}"}) for n in range(1, 201)))
+        answers: dict[object, dict[str, Any]] = {}
+        while len(answers) < 200:
+            message = await line.receive()
+            assert message["id"] not in answers
+            answers[message["id"]] = message
+        assert all(answers[n]["result"]["structuredContent"] == {"text": f"call {n}"} for n in range(1, 201))
+        assert engine.router.fast_lane.ahead == 200
+
+
+async def test_a_huge_answer_arrives_whole(tmp_path: Path) -> None:
+    text = "ü" * (6 * 1024 * 1024)  # over the size the transport writes in slices
+    async with engine_with(tmp_path, {"a": fixture("--name", "a")}) as engine, wire(engine) as line:
+        await line.hello()
+        await line.send(call(1, "echo", {"text": text}), {"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        first, second = await line.receive(), await line.receive()
+        by_id = {first["id"]: first, second["id"]: second}
+        assert by_id[1]["result"]["structuredContent"] == {"text": text}
+        assert by_id[2]["result"] == {}
+        assert engine.router.fast_lane.ahead == 1
+
+
+async def test_a_client_that_leaves_mid_call_has_the_call_cancelled_at_the_server(tmp_path: Path) -> None:
+    async with engine_with(tmp_path, {"a": fixture("--name", "a")}) as engine:
+        log = engine.downstreams["a"].log
+        async with wire(engine) as line:
+            await line.hello()
+            await line.send(call(1, "sleep", {"seconds": 60}))
+            await wait_for(lambda: any("sleeping 60" in entry for entry in log.tail(100)), 10)
+            assert engine.router.fast_lane.ahead == 1
+        # The client closed its end: serving stopped (the context waited for it) and the server was told.
+        await wait_for(lambda: any("cancelled sleep" in entry for entry in log.tail(100)), 10)
+        assert engine.router.callers.on("a") == []
