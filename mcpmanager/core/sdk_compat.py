@@ -9,8 +9,9 @@ readers stay defensive: a moved private attribute costs a figure in the window, 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, cast
 
 import httpx2
 import mcp_types as types
@@ -18,12 +19,15 @@ from mcp import Client
 from mcp.client import Transport
 from mcp.client._transport import TransportStreams
 from mcp.client.auth import OAuthClientProvider, TokenStorage
+from mcp.server.connection import Connection
 from mcp.server.lowlevel import Server
 from mcp.server.session import ServerSession
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.subscriptions import ListenHandler
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
+from mcp.shared.dispatcher import CallOptions
+from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 
 __all__ = [
     "OAuthProvider",
@@ -120,3 +124,59 @@ def connection_of(session: ServerSession) -> object:
     """The connection a request's session belongs to (sessions are per request; the connection is
     what lasts). The SDK exposes no public handle."""
     return getattr(session, "_connection", session)
+
+
+class _RequestChannel:
+    """What the SDK's per-request channel does (a server's messages for one request ride that
+    request's stream: on HTTP, its POST's), for a request its dispatcher never saw."""
+
+    can_send_request = True
+
+    def __init__(self, dispatcher: JSONRPCDispatcher[Any], request_id: types.RequestId) -> None:
+        self._dispatcher = dispatcher
+        self._request_id = request_id
+        self._sending = 0  # notifications on their way to the transport
+        self._idle: asyncio.Event | None = None
+        self.used = False  # anything sent about the request at all
+
+    async def notify(self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None) -> None:
+        self.used = True
+        self._sending += 1
+        try:
+            await self._dispatcher.notify(method, params, opts, _related_request_id=self._request_id)
+        finally:
+            self._sending -= 1
+            if not self._sending and self._idle is not None:
+                self._idle.set()
+
+    async def sent(self) -> None:
+        while self._sending:
+            self._idle = asyncio.Event()
+            await self._idle.wait()
+
+    async def send_raw_request(
+        self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None
+    ) -> dict[str, Any]:
+        self.used = True
+        return await self._dispatcher.send_raw_request(method, params, opts, _related_request_id=self._request_id)
+
+
+async def all_sent(session: ServerSession) -> bool:
+    """Wait until every notification sent about a `request_session`'s request is with the transport
+    (its answer must not overtake them: on HTTP, what comes after the answer has no stream to ride);
+    whether anything was sent about it at all."""
+    channel = getattr(session, "_request_outbound", None)
+    if not isinstance(channel, _RequestChannel):
+        return True
+    await channel.sent()
+    return channel.used
+
+
+def request_session(connection: object, request_id: types.RequestId) -> ServerSession | None:
+    """A session for one request on `connection` (a handshake-era client's, served by the SDK's
+    dispatcher) that the dispatcher never saw: what the server sends about it goes where the
+    SDK's own request session would send it. None for a connection not served that way."""
+    dispatcher = getattr(connection, "outbound", None)
+    if not isinstance(connection, Connection) or not isinstance(dispatcher, JSONRPCDispatcher):
+        return None
+    return ServerSession(cast(Any, _RequestChannel(dispatcher, request_id)), connection)

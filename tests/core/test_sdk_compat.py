@@ -17,6 +17,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.session import ServerSession
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 
 from mcpmanager.core import sdk_compat
 
@@ -159,3 +160,31 @@ async def test_a_raw_request_is_stamped_as_the_session_stamps_its_own(mode: str,
     if enveloped:
         assert meta[types.PROTOCOL_VERSION_META_KEY] == version
         assert types.CLIENT_INFO_META_KEY in meta and types.CLIENT_CAPABILITIES_META_KEY in meta
+
+
+async def test_a_session_for_a_request_the_dispatcher_never_saw_sends_as_the_request_session_would() -> None:
+    """`request_session` wraps the connection's dispatcher, passing the request's id as the private
+    `_related_request_id` its own request channel passes; `all_sent` says whether it sent anything."""
+    for method in (JSONRPCDispatcher.notify, JSONRPCDispatcher.send_raw_request):
+        assert "_related_request_id" in inspect.signature(method).parameters, method
+    outcomes: list[tuple[bool, bool]] = []
+
+    async def listing(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
+        connection = sdk_compat.connection_of(ctx.session)
+        quiet, told = sdk_compat.request_session(connection, "q"), sdk_compat.request_session(connection, "t")
+        assert quiet is not None and told is not None
+        entry = types.LoggingMessageNotificationParams(level="info", data="hi")
+        await told.send_notification(types.LoggingMessageNotification(params=entry), related_request_id="t")
+        outcomes.append((await sdk_compat.all_sent(quiet), await sdk_compat.all_sent(told)))
+        return types.ListToolsResult(tools=[])
+
+    logged: list[object] = []
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        logged.append(params.data)
+
+    server: Server[Any] = Server("s", on_list_tools=listing)
+    async with Client(server, mode="legacy", cache=None, logging_callback=on_log) as client:
+        await client.list_tools()
+    assert outcomes == [(False, True)] and logged == ["hi"]
+    assert sdk_compat.request_session(object(), 1) is None  # not a dispatcher's connection

@@ -159,9 +159,16 @@ def test_the_sdk_parts_the_transport_builds_on_are_where_it_expects_them() -> No
         "_create_event_data",
         "_run_sse_writer",
         "_clean_up_memory_streams",
+        "terminate",
     ):
         assert callable(getattr(StreamableHTTPServerTransport, name, None)), name
     transport = StreamableHTTPServerTransport(mcp_session_id="s")
-    for attribute in ("_request_streams", "_sse_stream_writers", "_event_store", "_read_stream_writer"):
+    for attribute in (
+        "_request_streams",
+        "_sse_stream_writers",
+        "_event_store",
+        "_read_stream_writer",
+        "_write_stream",
+    ):
         assert hasattr(transport, attribute), attribute
     assert callable(getattr(StreamableHTTPSessionManager, "_admit_session", None))

@@ -1,8 +1,9 @@
-"""The fast lane ahead of the SDK's session (`proxy/wire_lane`), spoken to as raw lines over the pipes
-`serve --stdio` serves, with real subprocess servers: what a client may write that the lane must leave
-to the session (answered exactly as the SDK answers it), calls written all at once, a huge answer,
-and a client that leaves with a call running. (The SDK's own client over the same pipes, compared
-call by call with the full path, is in test_fast_lane.)"""
+"""The fast lane ahead of the SDK's session (`proxy/wire_lane`), spoken to raw, with real subprocess
+servers: as lines over the pipes `serve --stdio` serves (what a client may write that the lane must
+leave to the session, answered exactly as the SDK answers it; calls written all at once; a huge
+answer; a client that leaves with a call running) and as POSTs to the endpoint `serve --http` serves
+(a call cancelled, a session closed under a call). The SDK's own client over both, compared call
+by call with the full path, is in test_fast_lane."""
 
 from __future__ import annotations
 
@@ -11,16 +12,21 @@ import json
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 
 from mcpmanager.core.engine.engine import Engine
+from mcpmanager.core.serve.http import serve_http
 from mcpmanager.core.serve.stdio import serve_stdio
 from tests.e2e.test_fast_lane import engine_with
+from tests.e2e.test_json_first import Session
 from tests.helpers.engines import wait_for
 from tests.helpers.fixture_servers import fixture
+from tests.helpers.piped import TOKEN
 
 HELLO = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}
 
@@ -161,3 +167,57 @@ async def test_a_client_that_leaves_mid_call_has_the_call_cancelled_at_the_serve
         # The client closed its end: serving stopped (the context waited for it) and the server was told.
         await wait_for(lambda: any("cancelled sleep" in entry for entry in log.tail(100)), 10)
         assert engine.router.callers.on("a") == []
+
+
+@asynccontextmanager
+async def http_session(engine: Engine) -> AsyncIterator[Session]:
+    """A handshake-era session with the engine's `serve --http` code, in this process, spoken raw."""
+    urls: list[str] = []
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(partial(serve_http, engine.router, 0, urls.append, token=TOKEN))
+        await wait_for(lambda: bool(urls), 10)
+        async with httpx2.AsyncClient(timeout=30) as http:
+            client = Session(http, urls[0], TOKEN)
+            opened = await client.post("initialize", HELLO)
+            client.session_id = opened.headers["mcp-session-id"]
+            assert (await client.notify("notifications/initialized")).status_code == 202
+            yield client
+        tg.cancel_scope.cancel()
+
+
+async def test_a_call_cancelled_over_http_is_cancelled_at_the_server(tmp_path: Path) -> None:
+    async with engine_with(tmp_path, {"a": fixture("--name", "a")}) as engine, http_session(engine) as client:
+        log = engine.downstreams["a"].log
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(client.post, "tools/call", {"name": "sleep", "arguments": {"seconds": 60}})
+            await wait_for(lambda: any("sleeping 60" in entry for entry in log.tail(100)), 10)
+            assert engine.router.fast_lane.ahead == 1
+            body = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": client.next_id}}
+            cancelled = await client.http.post(client.url, content=json.dumps(body), headers=client.headers())
+            assert cancelled.status_code == 202
+            await wait_for(lambda: any("cancelled sleep" in entry for entry in log.tail(100)), 10)
+            assert engine.router.callers.on("a") == []
+            tg.cancel_scope.cancel()  # (a cancelled request is answered by nobody: its client stops waiting)
+        answer = await client.post("tools/call", {"name": "echo", "arguments": {"text": "still here"}})
+        assert answer.json()["result"]["structuredContent"] == {"text": "still here"}
+        assert engine.router.fast_lane.ahead == 2
+
+
+async def test_a_session_closed_mid_call_over_http_has_the_call_cancelled_at_the_server(tmp_path: Path) -> None:
+    async with engine_with(tmp_path, {"a": fixture("--name", "a")}) as engine, http_session(engine) as client:
+        log = engine.downstreams["a"].log
+        answers: list[httpx2.Response] = []
+
+        async def call() -> None:
+            answers.append(await client.post("tools/call", {"name": "sleep", "arguments": {"seconds": 60}}))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(call)
+            await wait_for(lambda: any("sleeping 60" in entry for entry in log.tail(100)), 10)
+            closed = await client.http.delete(client.url, headers=client.headers())
+            assert closed.status_code == 200
+        # The call's POST is told, as for a call the session was running, and the server is told too.
+        assert answers[0].status_code == 500
+        assert "Session terminated before the request completed" in answers[0].text
+        await wait_for(lambda: any("cancelled sleep" in entry for entry in log.tail(100)), 10)
+        assert engine.router.fast_lane.ahead == 1 and engine.router.callers.on("a") == []

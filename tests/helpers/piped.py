@@ -1,22 +1,29 @@
-"""A client of the engine over a pair of pipes, served by the code `serve --stdio` runs (its pipe
-transport and the fast lane ahead of the SDK's session), in this process: the engine's counters can
-be read, and the client is the SDK's own."""
+"""A client of the engine in this process (so its counters can be read), the SDK's own: over the
+SDK's in-memory transport, over a pair of pipes served by the code `serve --stdio` runs, or over
+HTTP served by the code `serve --http` runs (both with the fast lane ahead of the SDK's session)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any
 
 import anyio
+import httpx2
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 
 from mcpmanager.core.engine.engine import Engine
+from mcpmanager.core.serve.http import serve_http
 from mcpmanager.core.serve.stdio import serve_stdio, stdio_transport
+from tests.helpers.engines import wait_for
 
-VIAS = ("memory", "pipe")  # the SDK's in-memory transport (the middleware lane) or `serve --stdio`'s
-PIPED: set[int] = set()  # id() of the clients on a pipe
+TOKEN = "t0ken"
+
+VIAS = ("memory", "pipe", "http")  # the in-memory transport (the middleware lane) or a `serve` one
+PIPED: set[int] = set()  # id() of the clients on a pipe or HTTP
 
 
 @asynccontextmanager
@@ -24,6 +31,10 @@ async def connected(engine: Engine, via: str, **options: Any) -> AsyncIterator[C
     """An SDK client of the engine's server, `via` memory or a pipe (`options`: the Client's)."""
     if via == "memory":
         async with Client(engine.router.server, **options) as client:
+            yield client
+        return
+    if via == "http":
+        async with over_http(engine, **options) as client:
             yield client
         return
     to_engine, from_engine = os.pipe(), os.pipe()
@@ -49,3 +60,21 @@ async def connected(engine: Engine, via: str, **options: Any) -> AsyncIterator[C
         # The client's end closed: the engine reads end of input and stops serving, as `serve --stdio` does.
         with anyio.fail_after(10):
             await served.wait()
+
+
+@asynccontextmanager
+async def over_http(engine: Engine, **options: Any) -> AsyncIterator[Client]:
+    urls: list[str] = []
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(partial(serve_http, engine.router, 0, urls.append, token=TOKEN))
+        await wait_for(lambda: bool(urls), 10)
+        async with (
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}) as http,
+            Client(streamable_http_client(urls[0], http_client=http), **options) as client,
+        ):
+            PIPED.add(id(client))
+            try:
+                yield client
+            finally:
+                PIPED.discard(id(client))
+        tg.cancel_scope.cancel()

@@ -34,6 +34,7 @@ from mcpmanager import __version__
 from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
 from mcpmanager.core.config.modes import Mode
 from mcpmanager.core.proxy import meta_tools as meta
+from mcpmanager.core.proxy import wire_lane
 from mcpmanager.core.proxy.connections import Connections
 from mcpmanager.core.proxy.fast_lane import FastLane
 from mcpmanager.core.proxy.passthrough import Passthrough
@@ -144,13 +145,14 @@ class ModeServer:
         )
         without_telemetry(self.server)
         if lane is not None:  # the common tools/call, answered before the typed handler (`fast_lane`)
+            self.server.middleware.append(wire_lane.adopt)  # or before the session (`wire_lane`)
             self.server.middleware.append(lane.middleware(self.server, mode == "discovery", self._remember))
 
     def wire_lane(self) -> WireLane | None:
-        """The fast lane ahead of the SDK's session, for serving one client on a pipe (`wire_lane`)."""
+        """The fast lane ahead of the SDK's session, for one client connection (`wire_lane`)."""
         if self._lane is None:
             return None
-        return WireLane(self._lane, self.server, self.mode == "discovery", self._remember)
+        return WireLane(self._lane, self.mode == "discovery", self._remember)
 
     # What its clients see -------------------------------------------------------------------------
 

@@ -1,20 +1,22 @@
-"""The fast lane ahead of the SDK's session, for one handshake-era client on a duplex pipe.
+"""The fast lane ahead of the SDK's session, for a handshake-era client's connection.
 
 The fast lane (`fast_lane`) answers a plain tools/call inside the SDK's server, which still parses
-each request into a message model, relays it through two memory streams, spawns a task for it,
-builds its context and writes its answer back through the same streams: about half of what a
-proxied call costs mcpmanager. Where one client is served on a pipe (`serve --stdio`), the
-transport asks the `WireLane` about each request it reads before handing it to the session: a
-call the lane takes is answered from here, its response written by the transport; anything else
-(and any call the lane declines, decided at once so nothing overtakes it) goes to the session as
-before. A client's `notifications/cancelled` for a call answered here cancels it here.
+each request into a message model, relays it through its memory streams, spawns a task for it,
+builds its context and writes its answer back the same way: about half of what a proxied call costs
+mcpmanager on a pipe, more over HTTP. So the transports ask a `WireLane` (one per client
+connection) about each request they read before handing it to the session: a call the lane takes
+is answered from here, through the transport's `Answer`; anything else (and any call the lane
+declines, decided at once so nothing overtakes it) goes to the session as before. A client's
+`notifications/cancelled` for a call answered here cancels it here.
 
-A call taken here is the same call the middleware lane makes: same admission, same activity,
-same in-flight bookkeeping (what the server asks or logs during the call reaches this client
-through the connection, which on a pipe is the same wire as the request's). It needs the SDK's
-connection for that, so the lane opens once the session has handled a request of this client's
-(a client lists tools before calling them) and the handshake is done. A 2026-07-28 client (each
-request its own envelope) is left to the session and its middleware lane.
+A call taken here is the same call the middleware lane makes: same admission, same activity, same
+in-flight bookkeeping. What the server asks or logs during the call reaches this client the way
+the SDK's own request session sends it (on HTTP, on the call's own POST: `request_session`). That
+needs the SDK's connection, so the lane opens once the session has handled a request of this
+client's (a client lists tools before calling them) and the handshake is done: `adopt`, a
+middleware, finds the lane of the request it sees (the stdio transport's, set in the serving
+context; an HTTP session's, put in the request's scope by its transport). A 2026-07-28 client
+(each request its own envelope) is left to the session and its middleware lane.
 """
 
 from __future__ import annotations
@@ -23,61 +25,49 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Iterator
 from contextvars import ContextVar
-from typing import Any, cast
+from typing import Any
 
-from mcp.server.connection import Connection
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
-from mcp.server.lowlevel import Server
-from mcp.server.session import ServerSession
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmanager.core.proxy.fast_lane import Admitted, FastLane, Remember
-from mcpmanager.core.sdk_compat import connection_of
+from mcpmanager.core.sdk_compat import all_sent, connection_of, request_session
 
-Answer = Callable[[dict[str, Any]], Awaitable[None]]  # writes one response message to the client
+# Writes one response message to the client; `quiet`: nothing else was sent about the request, so
+# nothing about it can still be on its way (the answer need not queue behind the session's messages).
+Answer = Callable[[dict[str, Any], bool], Awaitable[None]]
+SCOPE_KEY = "mcpmanager.wire_lane"  # an HTTP request's scope: the lane of the session it belongs to
 _SERVING: ContextVar[WireLane | None] = ContextVar("mcpmanager.wire_lane", default=None)
 _REQUEST_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
 
 
 class WireLane:
-    def __init__(self, lane: FastLane, server: Server[Any], meta_tools: bool, remember: Remember) -> None:
+    def __init__(self, lane: FastLane, meta_tools: bool, remember: Remember) -> None:
         self._lane = lane
-        self._server = server
         self._meta_tools = meta_tools
         self._remember = remember
-        self._session: ServerSession | None = None  # the client's connection as a session (`_adopt`)
+        self._connection: object = None  # the client's connection, once `adopt` saw it
         self._lifespan: Any = None
         self._running: dict[int | str, asyncio.Task[None]] = {}
 
     @contextlib.contextmanager
     def serving(self) -> Iterator[None]:
-        """While serving the one client: the session's requests in this context show the lane its
-        connection (a middleware, first in the chain)."""
+        """The lane of the one client served in this context (the stdio transport's)."""
         token = _SERVING.set(self)
-        self._server.middleware.insert(0, self._adopt)
         try:
             yield
         finally:
-            self._server.middleware.remove(self._adopt)
             _SERVING.reset(token)
 
-    async def _adopt(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-        if self._session is None and _SERVING.get() is self and ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            connection = connection_of(ctx.session)
-            if isinstance(connection, Connection):
-                # The connection is both channels: on a pipe, what relates to a request rides the same wire.
-                self._session = ServerSession(cast(Any, connection), connection)
-                self._lifespan = ctx.lifespan_context
-        return await call_next(ctx)
-
-    def take(self, message: object, answer: Answer) -> bool:
-        """Whether this message (a parsed line from the client) is handled here: a tools/call the
-        lane takes (answered through `answer` when done) or the cancellation of one."""
+    def take(self, message: object, answer: Answer, request: object = None) -> bool:
+        """Whether this message (a parsed request or notification from the client) is handled here:
+        a tools/call the lane takes (answered through `answer` when done) or the cancellation of
+        one. `request`: the HTTP request it came in (whose team token the activity log names)."""
         if type(message) is not dict:
             return False
         method = message.get("method")
         if method == "tools/call":
-            return self._call(message, answer)
+            return self._call(message, answer, request)
         if method == "notifications/cancelled":
             params = message.get("params")
             task = self._running.get(params.get("requestId")) if type(params) is dict else None  # type: ignore[arg-type]
@@ -87,13 +77,12 @@ class WireLane:
             return True
         return False
 
-    def _call(self, message: dict[str, Any], answer: Answer) -> bool:
-        session = self._session
+    def _call(self, message: dict[str, Any], answer: Answer, request: object) -> bool:
+        connection = self._connection
         request_id = message.get("id")
         params = message.get("params")
         if (
-            session is None
-            or session.protocol_version in MODERN_PROTOCOL_VERSIONS
+            connection is None
             or message.get("jsonrpc") != "2.0"
             or not _REQUEST_KEYS.issuperset(message)
             or type(request_id) not in (int, str)
@@ -102,6 +91,10 @@ class WireLane:
             or params.get("_meta")  # an envelope, a progress token, anything to read: the session's
         ):
             return False
+        assert request_id is not None
+        session = request_session(connection, request_id)
+        if session is None or session.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return False
         ctx: ServerRequestContext[Any, Any] = ServerRequestContext(
             session=session,
             lifespan_context=self._lifespan,
@@ -109,11 +102,11 @@ class WireLane:
             method="tools/call",
             params=params,
             request_id=request_id,
+            request=request,
         )
         taken = self._lane.admit(ctx, self._meta_tools)
         if taken is None:
             return False
-        assert request_id is not None
         self._lane.ahead += 1
         task = asyncio.get_running_loop().create_task(self._answer(ctx, taken, request_id, answer))
         self._running[request_id] = task
@@ -124,9 +117,10 @@ class WireLane:
     ) -> None:
         try:
             result = await self._lane.run(ctx, taken, self._remember)
+            used = await all_sent(ctx.session)  # what the server logged before answering goes first
         finally:
             self._running.pop(request_id, None)
-        await answer({"jsonrpc": "2.0", "id": request_id, "result": result})
+        await answer({"jsonrpc": "2.0", "id": request_id, "result": result}, not used)
 
     async def close(self) -> None:
         """The client is gone: calls still running are cancelled (their servers told), as the
@@ -135,3 +129,21 @@ class WireLane:
         for task in running:
             task.cancel()
         await asyncio.gather(*running, return_exceptions=True)
+
+    def adopt(self, ctx: ServerRequestContext[Any, Any]) -> None:
+        """Learn the client's connection from a request of its (calls are admitted only once its
+        handshake is done: `FastLane.admit`)."""
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            self._connection = connection_of(ctx.session)
+            self._lifespan = ctx.lifespan_context
+
+
+async def adopt(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    """A middleware: the lane of the connection a request came on learns that connection."""
+    lane = _SERVING.get()
+    if lane is None and ctx.request is not None:
+        scope = getattr(ctx.request, "scope", None)
+        lane = scope.get(SCOPE_KEY) if isinstance(scope, dict) else None
+    if lane is not None and lane._connection is None:
+        lane.adopt(ctx)
+    return await call_next(ctx)

@@ -21,14 +21,17 @@ This reaches into the SDK's transport and session manager (their private parts a
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Callable
 from functools import partial
 from http import HTTPStatus
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import mcp_types as types
 import pydantic_core
+from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
 from mcp.server.streamable_http import (
     CONTENT_TYPE_SSE,
@@ -41,9 +44,12 @@ from mcp.server.streamable_http import (
 )
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
+from mcp.shared.message import SessionMessage
 from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
+
+from mcpmanager.core.proxy.wire_lane import SCOPE_KEY, WireLane
 
 logger = logging.getLogger(__name__)
 
@@ -54,8 +60,16 @@ QUIET = 10.0
 
 
 class JsonFirstTransport(StreamableHTTPServerTransport):
+    wire_lane: WireLane | None = None  # the session's fast lane ahead of the SDK's session (`JsonFirstSessions`)
+
     async def _handle_post_request(self, scope: Scope, request: Request, receive: Receive, send: Send) -> None:
-        message = await self._plain_request(request)
+        lane = self.wire_lane
+        if lane is not None:
+            scope[SCOPE_KEY] = lane  # what the session handles shows the lane its connection (`wire_lane.adopt`)
+        raw = await self._body(request)
+        if lane is not None and raw is not None and await self._ahead(lane, raw, scope, request, receive, send):
+            return
+        message = _plain_request(raw)
         if message is None:
             await super()._handle_post_request(scope, request, receive, send)
             return
@@ -65,11 +79,61 @@ class JsonFirstTransport(StreamableHTTPServerTransport):
         assert writer is not None  # (the session runs: `connect` was entered)
         version = request.headers.get(MCP_PROTOCOL_VERSION_HEADER, types.DEFAULT_NEGOTIATED_VERSION)
         request_id = str(message.id)
+        reader = self._open_request_stream(request_id)
+        await writer.send(self._create_session_message(message, request, request_id, version))
+        await self._answer(scope, receive, send, request_id, reader)
+
+    async def _ahead(
+        self, lane: WireLane, raw: Any, scope: Scope, request: Request, receive: Receive, send: Send
+    ) -> bool:
+        """Whether the lane answered this POST (a plain call, or the cancellation of one it runs)."""
+        method = raw.get("method") if type(raw) is dict else None
+        if method not in ("tools/call", "notifications/cancelled"):
+            return False
+        if not await self._validate_request_headers(request, send):
+            return True  # (answered: an unknown session)
+        if method == "notifications/cancelled":
+            if not lane.take(raw, _unanswered):
+                return False
+            await self._create_json_response(None, HTTPStatus.ACCEPTED)(scope, receive, send)
+            return True
+        request_id = str(raw.get("id"))
+        if request_id in self._request_streams:
+            return False
+        reader = self._open_request_stream(request_id)  # what the server sends about the call comes here
+        feed, out = self._request_streams[request_id][0], self._write_stream
+        assert out is not None  # (the session runs: `connect` was entered)
+
+        async def answer(response: dict[str, Any], quiet: bool) -> None:
+            message = types.JSONRPCResponse.model_construct(**response)
+            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):  # (the session ended)
+                if quiet:
+                    await feed.send(EventMessage(message))
+                else:  # as the session writes its answers: after what was sent about the call before it
+                    await out.send(SessionMessage(message))
+
+        if not lane.take(raw, answer, request):
+            await self._clean_up_memory_streams(request_id)
+            return False
+        await self._answer(scope, receive, send, request_id, reader)
+        return True
+
+    def _open_request_stream(self, request_id: str) -> MemoryObjectReceiveStream[EventMessage]:
         self._request_streams[request_id] = anyio.create_memory_object_stream[EventMessage](REQUEST_STREAM_BUFFER_SIZE)
-        reader = self._request_streams[request_id][1]
+        return self._request_streams[request_id][1]
+
+    async def _answer(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        request_id: str,
+        reader: MemoryObjectReceiveStream[EventMessage],
+    ) -> None:
+        """The POST's answer: JSON if the response is the first message for the request, else the
+        SSE stream, opening with that message (or with nothing after `QUIET` seconds)."""
         streaming = False
         try:
-            await writer.send(self._create_session_message(message, request, request_id, version))
             first: EventMessage | None = None
             try:
                 with anyio.move_on_after(QUIET):
@@ -90,23 +154,21 @@ class JsonFirstTransport(StreamableHTTPServerTransport):
             if not streaming:
                 await self._clean_up_memory_streams(request_id)
 
-    async def _plain_request(self, request: Request) -> types.JSONRPCRequest | None:
-        """The POST's request, when this module answers it; None leaves the POST to the SDK."""
+    async def _body(self, request: Request) -> Any:
+        """The POST's body as JSON, when this module may answer it; None leaves the POST to the SDK."""
         if self._event_store is not None or not self._check_content_type(request):
             return None
         if not all(check_accept_headers(request)):  # JSON and SSE both accepted
             return None
         try:
-            raw: Any = pydantic_core.from_json(await request.body())
+            return pydantic_core.from_json(await request.body())
         except ValueError:
             return None
-        if type(raw) is not dict or "id" not in raw or raw.get("method") in (None, "initialize"):
-            return None
-        try:
-            message = types.jsonrpc_message_adapter.validate_python(raw, by_name=False)
-        except ValueError:
-            return None
-        return message if isinstance(message, types.JSONRPCRequest) else None
+
+    async def terminate(self) -> None:
+        await super().terminate()
+        if self.wire_lane is not None:
+            await self.wire_lane.close()  # calls still running are cancelled (their servers told)
 
     async def _stream(
         self,
@@ -135,11 +197,30 @@ class JsonFirstTransport(StreamableHTTPServerTransport):
 
 
 class JsonFirstSessions(StreamableHTTPSessionManager):
-    """The SDK's session manager, its sessions served by `JsonFirstTransport`. (Stateless requests
-    keep the SDK's transport: a replica's one-request session has nowhere to send a question.)"""
+    """The SDK's session manager, its sessions served by `JsonFirstTransport`, each with a fast lane
+    of its own from `lanes`. (Stateless requests keep the SDK's transport: a replica's one-request
+    session has nowhere to send a question.)"""
+
+    lanes: Callable[[], WireLane | None] = staticmethod(lambda: None)
 
     def _admit_session(self, requestor: AuthorizationContext | None) -> StreamableHTTPServerTransport | None:
         transport = super()._admit_session(requestor)
         if transport is not None:
             transport.__class__ = JsonFirstTransport  # the same object, answering POSTs as above
+            cast(JsonFirstTransport, transport).wire_lane = self.lanes()
         return transport
+
+
+def _plain_request(raw: Any) -> types.JSONRPCRequest | None:
+    """A parsed body's request, when this module answers it; None leaves the POST to the SDK."""
+    if type(raw) is not dict or "id" not in raw or raw.get("method") in (None, "initialize"):
+        return None
+    try:
+        message = types.jsonrpc_message_adapter.validate_python(raw, by_name=False)
+    except ValueError:
+        return None
+    return message if isinstance(message, types.JSONRPCRequest) else None
+
+
+async def _unanswered(response: dict[str, Any], quiet: bool) -> None:
+    """(A cancellation is answered by nobody.)"""

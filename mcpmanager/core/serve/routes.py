@@ -46,6 +46,7 @@ def build_app(
         server = router.mode_server(mode).server
         # The SDK's session manager, answering requests with JSON unless they need a stream (`json_first`).
         sessions = JsonFirstSessions(app=server, stateless=stateless, security_settings=security)
+        sessions.lanes = router.mode_server(mode).wire_lane  # each session's fast lane (`wire_lane`)
         use_session_manager(server, sessions)
         endpoint = StreamableHTTPASGIApp(sessions)
         routes.append(Route(f"{BASE}/{mode}", endpoint=endpoint))

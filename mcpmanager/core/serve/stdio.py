@@ -106,7 +106,7 @@ class _Out:
                 self._writer.write(piece)
                 await self._writer.drain()
 
-    async def answer(self, response: dict[str, Any]) -> None:
+    async def answer(self, response: dict[str, Any], quiet: bool) -> None:
         """A response from the lane (a client that left needs none)."""
         with contextlib.suppress(ConnectionError):
             await self.write(json_line(types.JSONRPCResponse.model_construct(**response)))
