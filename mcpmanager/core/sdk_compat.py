@@ -27,6 +27,7 @@ from mcp.server.subscriptions import ListenHandler
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
 from mcp.shared.dispatcher import CallOptions
+from mcp.shared.exceptions import NoBackChannelError
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 
 __all__ = [
@@ -138,8 +139,11 @@ class _RequestChannel:
         self._sending = 0  # notifications on their way to the transport
         self._idle: asyncio.Event | None = None
         self.used = False  # anything sent about the request at all
+        self.closed = False  # the request is answered: what comes later is dropped or refused, as the SDK's
 
     async def notify(self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None) -> None:
+        if self.closed:
+            return
         self.used = True
         self._sending += 1
         try:
@@ -157,6 +161,8 @@ class _RequestChannel:
     async def send_raw_request(
         self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None
     ) -> dict[str, Any]:
+        if self.closed:
+            raise NoBackChannelError(method)
         self.used = True
         return await self._dispatcher.send_raw_request(method, params, opts, _related_request_id=self._request_id)
 
@@ -170,6 +176,14 @@ async def all_sent(session: ServerSession) -> bool:
         return True
     await channel.sent()
     return channel.used
+
+
+def done_with(session: ServerSession) -> None:
+    """A `request_session`'s request is answered: it sends nothing more (the SDK closes its own
+    request channel so)."""
+    channel = getattr(session, "_request_outbound", None)
+    if isinstance(channel, _RequestChannel):
+        channel.closed = True
 
 
 def request_session(connection: object, request_id: types.RequestId) -> ServerSession | None:

@@ -19,6 +19,7 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from mcpmanager.core.config.load import parse_config
 from mcpmanager.core.engine.engine import Engine
@@ -168,6 +169,30 @@ async def test_what_a_server_asks_and_logs_during_a_lane_call_reaches_its_client
             await wait_for(lambda: len(answering.logs) >= 3, 10)
             assert [log.logger for log in answering.logs[:3]] == ["old/conformance-server"] * 3
             assert lane.taken == taken + 3 and lane.ahead == ahead + 3 * piped(client)
+
+
+@pytest.mark.parametrize("via", VIAS)
+async def test_a_fault_of_mcpmanager_s_own_during_a_call_is_answered_as_the_sdk_answers_it(
+    tmp_path: Path, via: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in review: on the lane ahead of the session, a fault outside the call's own boundary
+    (here: recording the call for learning) left the client waiting for ever."""
+    async with engine_with(tmp_path, {"a": fixture("--name", "a")}) as engine:
+
+        def broken(*args: Any) -> None:
+            raise RuntimeError("learning broke")
+
+        monkeypatch.setattr(engine.router.learning, "called", broken)
+        errors = []
+        async with connected(engine, via, mode="legacy", cache=None) as client:
+            for enabled in (True, False):
+                engine.router.fast_lane.enabled = enabled
+                with anyio.fail_after(10), pytest.raises(MCPError) as raised:
+                    await client.call_tool("echo", {"text": "x"})
+                errors.append((raised.value.error.code, raised.value.error.message))
+            engine.router.fast_lane.enabled = True
+            assert engine.router.fast_lane.ahead == piped(client)
+        assert errors == [(0, "learning broke")] * 2
 
 
 @pytest.mark.parametrize("via", VIAS)

@@ -111,13 +111,22 @@ async def test_what_the_lane_must_leave_to_the_session_is_answered_as_the_sdk_an
         await line.send(call(1, "echo", {"text": "too early"}))
         early = await line.answer_to(1)
         assert "error" in early and lane.taken == 0
-        await line.hello()
+        # Written with `initialize`, read while the SDK still handles it (the lane has seen the
+        # connection by then): the SDK accepts a request once `initialize` is recorded, and so the
+        # call is answered, whichever way it went.
+        hello = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": HELLO}
+        await line.send(hello, call(11, "echo", {"text": "right after"}))
+        assert "result" in await line.answer_to(0)
+        assert (await line.answer_to(11))["result"]["structuredContent"] == {"text": "right after"}
+        await line.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        await line.send({"jsonrpc": "2.0", "id": "list", "method": "tools/list"})
+        assert "result" in await line.answer_to("list")
         # A 2026-07-28 envelope on a handshake-era connection: refused, as the SDK refuses it.
         envelope = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
         await line.send(call(2, "echo", {"text": "enveloped"}, _meta=envelope))
         refused = await line.answer_to(2)
         assert refused["error"]["code"] == -32600 and "handshake protocol era" in refused["error"]["message"]
-        assert lane.ahead == 0
+        ahead = lane.ahead
         # Not JSON-RPC 2.0: the session drops it unanswered, as it always has (the next answer is the next call's).
         await line.send({"jsonrpc": "1.0", "id": 3, "method": "tools/call", "params": {"name": "echo"}})
         # A plain call is taken ahead of the session, with a string id or an integer one.
@@ -128,7 +137,28 @@ async def test_what_the_lane_must_leave_to_the_session_is_answered_as_the_sdk_an
         five = await line.answer_to(5)
         assert four["result"]["structuredContent"] == {"text": "plain"}
         assert five["result"]["structuredContent"] == {"text": "plain too"}
-        assert lane.ahead == 2 and four["jsonrpc"] == "2.0"
+        assert lane.ahead == ahead + 2 and four["jsonrpc"] == "2.0"
+
+
+async def test_cancellations_are_matched_as_the_sdk_matches_them(tmp_path: Path) -> None:
+    """Found in review: an id no dict can hold crashed the transport (and so `serve --stdio`), and a
+    string naming an integer id ("7" for 7, which the SDK matches) cancelled nothing."""
+    async with engine_with(tmp_path, {"a": fixture("--name", "a")}) as engine, wire(engine) as line:
+        log = engine.downstreams["a"].log
+        await line.hello()
+        await line.send(call(7, "sleep", {"seconds": 60}))
+        await wait_for(lambda: any("sleeping 60" in entry for entry in log.tail(100)), 10)
+        for strange in ([7], {"id": 7}, True, 7.0, None):
+            await line.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": strange}})
+        await line.send(call(8, "echo", {"text": "served"}))
+        served = await line.answer_to(8)
+        assert served["result"]["structuredContent"] == {"text": "served"}
+        assert not any("cancelled sleep" in entry for entry in log.tail(100))  # none of those named call 7
+        await line.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "7"}})
+        await wait_for(lambda: any("cancelled sleep" in entry for entry in log.tail(100)), 10)
+        await line.send(call(9, "echo", {"text": "after"}))
+        after = await line.receive()  # nothing for the cancelled call comes first: a pipe answers it with nothing
+        assert after["id"] == 9 and engine.router.fast_lane.ahead == 3
 
 
 async def test_calls_written_all_at_once_are_each_answered_once(tmp_path: Path) -> None:
@@ -185,19 +215,28 @@ async def http_session(engine: Engine) -> AsyncIterator[Session]:
         tg.cancel_scope.cancel()
 
 
-async def test_a_call_cancelled_over_http_is_cancelled_at_the_server(tmp_path: Path) -> None:
+async def test_a_call_cancelled_over_http_is_cancelled_at_the_server_and_its_post_ended(tmp_path: Path) -> None:
+    """As the SDK's transport ends a cancelled request of its session's (found in review: the lane's
+    POST stayed open, then streamed pings for as long as the session lived)."""
     async with engine_with(tmp_path, {"a": fixture("--name", "a")}) as engine, http_session(engine) as client:
         log = engine.downstreams["a"].log
+        answers: list[httpx2.Response] = []
+
+        async def call() -> None:
+            answers.append(await client.post("tools/call", {"name": "sleep", "arguments": {"seconds": 60}}))
+
         async with anyio.create_task_group() as tg:
-            tg.start_soon(client.post, "tools/call", {"name": "sleep", "arguments": {"seconds": 60}})
+            tg.start_soon(call)
             await wait_for(lambda: any("sleeping 60" in entry for entry in log.tail(100)), 10)
             assert engine.router.fast_lane.ahead == 1
-            body = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": client.next_id}}
+            # The id as a string: the SDK matches "7" to 7, and so must the lane.
+            params = {"requestId": str(client.next_id)}
+            body = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}
             cancelled = await client.http.post(client.url, content=json.dumps(body), headers=client.headers())
             assert cancelled.status_code == 202
-            await wait_for(lambda: any("cancelled sleep" in entry for entry in log.tail(100)), 10)
-            assert engine.router.callers.on("a") == []
-            tg.cancel_scope.cancel()  # (a cancelled request is answered by nobody: its client stops waiting)
+        assert answers[0].json()["error"] == {"code": -32800, "message": "Request cancelled"}
+        await wait_for(lambda: any("cancelled sleep" in entry for entry in log.tail(100)), 10)
+        assert engine.router.callers.on("a") == []
         answer = await client.post("tools/call", {"name": "echo", "arguments": {"text": "still here"}})
         assert answer.json()["result"]["structuredContent"] == {"text": "still here"}
         assert engine.router.fast_lane.ahead == 2

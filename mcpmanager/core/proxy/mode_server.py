@@ -152,7 +152,7 @@ class ModeServer:
         """The fast lane ahead of the SDK's session, for one client connection (`wire_lane`)."""
         if self._lane is None:
             return None
-        return WireLane(self._lane, self.mode == "discovery", self._remember)
+        return WireLane(self._lane, self.server, self.mode == "discovery", self._remember)
 
     # What its clients see -------------------------------------------------------------------------
 

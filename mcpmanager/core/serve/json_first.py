@@ -104,8 +104,7 @@ class JsonFirstTransport(StreamableHTTPServerTransport):
         feed, out = self._request_streams[request_id][0], self._write_stream
         assert out is not None  # (the session runs: `connect` was entered)
 
-        async def answer(response: dict[str, Any], quiet: bool) -> None:
-            message = types.JSONRPCResponse.model_construct(**response)
+        async def answer(message: types.JSONRPCResponse | types.JSONRPCError, quiet: bool) -> None:
             with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):  # (the session ended)
                 if quiet:
                     await feed.send(EventMessage(message))
@@ -168,7 +167,8 @@ class JsonFirstTransport(StreamableHTTPServerTransport):
     async def terminate(self) -> None:
         await super().terminate()
         if self.wire_lane is not None:
-            await self.wire_lane.close()  # calls still running are cancelled (their servers told)
+            with anyio.move_on_after(5, shield=True):  # calls still running are cancelled (their servers told)
+                await self.wire_lane.close()
 
     async def _stream(
         self,
@@ -207,7 +207,9 @@ class JsonFirstSessions(StreamableHTTPSessionManager):
         transport = super()._admit_session(requestor)
         if transport is not None:
             transport.__class__ = JsonFirstTransport  # the same object, answering POSTs as above
-            cast(JsonFirstTransport, transport).wire_lane = self.lanes()
+            lane = cast(JsonFirstTransport, transport).wire_lane = self.lanes()
+            if lane is not None:  # a call its client cancelled ends as the SDK ends its own: with an error
+                lane.unanswered = transport._terminate_unanswered_request
         return transport
 
 
@@ -222,5 +224,5 @@ def _plain_request(raw: Any) -> types.JSONRPCRequest | None:
     return message if isinstance(message, types.JSONRPCRequest) else None
 
 
-async def _unanswered(response: dict[str, Any], quiet: bool) -> None:
+async def _unanswered(message: types.JSONRPCResponse | types.JSONRPCError, quiet: bool) -> None:
     """(A cancellation is answered by nobody.)"""

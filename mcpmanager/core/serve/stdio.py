@@ -15,10 +15,10 @@ import asyncio
 import contextlib
 import fcntl
 import json
+import logging
 import os
 import re
 from collections.abc import AsyncIterator, Iterable
-from typing import Any
 
 import anyio
 import mcp_types as types
@@ -31,6 +31,8 @@ from mcpmanager.core.proxy.wire_lane import WireLane
 from mcpmanager.core.sdk_compat import TransportStreams
 from mcpmanager.core.system.lines import LineFramer, Overlong, blank, json_line, parse_line, to_message
 from mcpmanager.core.system.pipes import pollable
+
+logger = logging.getLogger(__name__)
 
 _LIMIT = 64 * 1024 * 1024  # one JSON-RPC line may carry a large tool result; a longer one is refused
 _CHUNK = 65536
@@ -74,7 +76,7 @@ async def stdio_transport(
 
     to_session, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](0)
-    out = _Out(writer)
+    out = _Out(writer, write_stream)
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(_pump_in, reader, to_session, out, lane)
@@ -96,8 +98,9 @@ async def stdio_transport(
 class _Out:
     """Our stdout: whole messages, one at a time (the session's and the lane's answers share it)."""
 
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, writer: asyncio.StreamWriter, session: MemoryObjectSendStream[SessionMessage]) -> None:
         self._writer = writer
+        self._session = session  # where the session writes: an answer queued there follows its messages
         self._lock = asyncio.Lock()
 
     async def write(self, pieces: Iterable[bytes | memoryview]) -> None:
@@ -106,10 +109,14 @@ class _Out:
                 self._writer.write(piece)
                 await self._writer.drain()
 
-    async def answer(self, response: dict[str, Any], quiet: bool) -> None:
-        """A response from the lane (a client that left needs none)."""
-        with contextlib.suppress(ConnectionError):
-            await self.write(json_line(types.JSONRPCResponse.model_construct(**response)))
+    async def answer(self, message: types.JSONRPCResponse | types.JSONRPCError, quiet: bool) -> None:
+        """An answer from the lane: written at once, or (when something was sent about its request)
+        behind what the session has queued (a client that left needs none)."""
+        with contextlib.suppress(ConnectionError, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            if quiet:
+                await self.write(json_line(message))
+            else:
+                await self._session.send(SessionMessage(message))
 
 
 async def _pump_in(
@@ -149,7 +156,7 @@ async def _deliver(
     try:
         value = parse_line(line)
         del line  # a huge request's bytes go before it is validated
-        if lane is not None and lane.take(value, out.answer):
+        if lane is not None and _taken(lane, value, out):
             return True
         message = SessionMessage(to_message(value))
     except ValueError as exc:
@@ -159,6 +166,14 @@ async def _deliver(
     except (anyio.ClosedResourceError, anyio.BrokenResourceError):
         return False
     return True
+
+
+def _taken(lane: WireLane, value: object, out: _Out) -> bool:
+    try:
+        return lane.take(value, out.answer)
+    except Exception:  # boundary: a bug of the lane's leaves the message to the session, not the client stranded
+        logger.exception("the wire lane failed on a message; the session takes it")
+        return False
 
 
 _ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
