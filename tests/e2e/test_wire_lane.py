@@ -21,12 +21,11 @@ import httpx2
 
 from mcpmanager.core.engine.engine import Engine
 from mcpmanager.core.serve.http import serve_http
-from mcpmanager.core.serve.stdio import serve_stdio
 from tests.e2e.test_fast_lane import engine_with
 from tests.e2e.test_json_first import Session
 from tests.helpers.engines import wait_for
 from tests.helpers.fixture_servers import fixture
-from tests.helpers.piped import TOKEN
+from tests.helpers.piped import TOKEN, engine_on_pipes
 
 HELLO = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}
 
@@ -65,34 +64,20 @@ class Wire:
 
 @asynccontextmanager
 async def wire(engine: Engine) -> AsyncIterator[Wire]:
-    to_engine, from_engine = os.pipe(), os.pipe()
-    served = anyio.Event()
-
-    async def serve() -> None:
+    async with engine_on_pipes(engine) as (read, write):
+        reader = asyncio.StreamReader(limit=64 * 1024 * 1024)
+        loop = asyncio.get_running_loop()
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read, "rb", buffering=0)
+        )
+        out, protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, os.fdopen(write, "wb", buffering=0)
+        )
         try:
-            await serve_stdio(engine.router, (to_engine[0], from_engine[1]))
+            yield Wire(reader, asyncio.StreamWriter(out, protocol, None, loop))
         finally:
-            served.set()
-
-    reader = asyncio.StreamReader(limit=64 * 1024 * 1024)
-    loop = asyncio.get_running_loop()
-    transport, _ = await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(from_engine[0], "rb", buffering=0)
-    )
-    out, protocol = await loop.connect_write_pipe(
-        asyncio.streams.FlowControlMixin, os.fdopen(to_engine[1], "wb", buffering=0)
-    )
-    try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(serve)
-            try:
-                yield Wire(reader, asyncio.StreamWriter(out, protocol, None, loop))
-            finally:
-                out.close()  # end of input: the engine stops serving
-                with anyio.fail_after(10):
-                    await served.wait()
-    finally:
-        transport.close()
+            out.close()  # end of input: the engine stops serving
+            transport.close()
 
 
 def call(request_id: object, name: str, arguments: dict[str, Any], **params: Any) -> dict[str, Any]:
@@ -215,19 +200,28 @@ async def http_session(engine: Engine) -> AsyncIterator[Session]:
         tg.cancel_scope.cancel()
 
 
+@asynccontextmanager
+async def sleeping(engine: Engine, client: Session) -> AsyncIterator[list[httpx2.Response]]:
+    """A call that sleeps a minute, POSTed and running at its server: its answer, once the POST ends,
+    in the list (leaving waits for it)."""
+    log = engine.downstreams["a"].log
+    answers: list[httpx2.Response] = []
+
+    async def call() -> None:
+        answers.append(await client.post("tools/call", {"name": "sleep", "arguments": {"seconds": 60}}))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(call)
+        await wait_for(lambda: any("sleeping 60" in entry for entry in log.tail(100)), 10)
+        yield answers
+
+
 async def test_a_call_cancelled_over_http_is_cancelled_at_the_server_and_its_post_ended(tmp_path: Path) -> None:
     """As the SDK's transport ends a cancelled request of its session's (found in review: the lane's
     POST stayed open, then streamed pings for as long as the session lived)."""
     async with engine_with(tmp_path, {"a": fixture("--name", "a")}) as engine, http_session(engine) as client:
         log = engine.downstreams["a"].log
-        answers: list[httpx2.Response] = []
-
-        async def call() -> None:
-            answers.append(await client.post("tools/call", {"name": "sleep", "arguments": {"seconds": 60}}))
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(call)
-            await wait_for(lambda: any("sleeping 60" in entry for entry in log.tail(100)), 10)
+        async with sleeping(engine, client) as answers:
             assert engine.router.fast_lane.ahead == 1
             # The id as a string: the SDK matches "7" to 7, and so must the lane.
             params = {"requestId": str(client.next_id)}
@@ -245,14 +239,7 @@ async def test_a_call_cancelled_over_http_is_cancelled_at_the_server_and_its_pos
 async def test_a_session_closed_mid_call_over_http_has_the_call_cancelled_at_the_server(tmp_path: Path) -> None:
     async with engine_with(tmp_path, {"a": fixture("--name", "a")}) as engine, http_session(engine) as client:
         log = engine.downstreams["a"].log
-        answers: list[httpx2.Response] = []
-
-        async def call() -> None:
-            answers.append(await client.post("tools/call", {"name": "sleep", "arguments": {"seconds": 60}}))
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(call)
-            await wait_for(lambda: any("sleeping 60" in entry for entry in log.tail(100)), 10)
+        async with sleeping(engine, client) as answers:
             closed = await client.http.delete(client.url, headers=client.headers())
             assert closed.status_code == 200
         # The call's POST is told, as for a call the session was running, and the server is told too.

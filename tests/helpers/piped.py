@@ -37,9 +37,22 @@ async def connected(engine: Engine, via: str, **options: Any) -> AsyncIterator[C
         async with over_http(engine, **options) as client:
             yield client
         return
+    async with (
+        engine_on_pipes(engine) as (read, write),
+        Client(stdio_transport(None, (read, write)), **options) as client,
+    ):
+        PIPED.add(id(client))
+        try:
+            yield client
+        finally:
+            PIPED.discard(id(client))
+
+
+@asynccontextmanager
+async def engine_on_pipes(engine: Engine) -> AsyncIterator[tuple[int, int]]:
+    """`serve_stdio` on a pair of pipes, in this process: the client's ends (read, write), which the
+    caller owns. Closing the write end is end of input: leaving waits for the engine to stop serving."""
     to_engine, from_engine = os.pipe(), os.pipe()
-    for fd in (*to_engine, *from_engine):
-        os.set_blocking(fd, False)
     served = anyio.Event()
 
     async def serve() -> None:
@@ -50,14 +63,7 @@ async def connected(engine: Engine, via: str, **options: Any) -> AsyncIterator[C
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(serve)
-        transport = stdio_transport(None, (from_engine[0], to_engine[1]))
-        async with Client(transport, **options) as client:
-            PIPED.add(id(client))
-            try:
-                yield client
-            finally:
-                PIPED.discard(id(client))
-        # The client's end closed: the engine reads end of input and stops serving, as `serve --stdio` does.
+        yield from_engine[0], to_engine[1]
         with anyio.fail_after(10):
             await served.wait()
 
