@@ -21,8 +21,8 @@ import httpx2
 
 from mcpmanager.core.engine.engine import Engine
 from mcpmanager.core.serve.http import serve_http
-from tests.e2e.test_fast_lane import engine_with
-from tests.e2e.test_json_first import Session
+from tests.e2e.test_fast_lane import SCRIPTED, engine_with
+from tests.e2e.test_json_first import Session, events
 from tests.helpers.engines import wait_for
 from tests.helpers.fixture_servers import fixture
 from tests.helpers.piped import TOKEN, engine_on_pipes
@@ -247,3 +247,28 @@ async def test_a_session_closed_mid_call_over_http_has_the_call_cancelled_at_the
         assert "Session terminated before the request completed" in answers[0].text
         await wait_for(lambda: any("cancelled sleep" in entry for entry in log.tail(100)), 10)
         assert engine.router.fast_lane.ahead == 1 and engine.router.callers.on("a") == []
+
+
+async def test_what_a_server_logs_before_its_answer_reaches_the_wire_before_the_answer(tmp_path: Path) -> None:
+    """On the pipe the session's messages and the lane's answers share the output; an answer that
+    follows a log must not overtake it (found in review: nothing but scheduling kept the order)."""
+    async with engine_with(tmp_path, {"r": SCRIPTED}) as engine, wire(engine) as line:
+        await line.hello()
+        for n in range(1, 21):
+            await line.send(call(n, "logs", {"x": "1"}))
+            seen = []
+            while "id" not in (message := await line.receive()):
+                seen.append(message["params"]["data"])
+            assert message["id"] == n and seen == ["log 0", "log 1", "log 2"], (n, seen)
+        assert engine.router.fast_lane.ahead == 20
+
+
+async def test_what_a_server_logs_before_its_answer_rides_the_call_s_post_before_it(tmp_path: Path) -> None:
+    async with engine_with(tmp_path, {"r": SCRIPTED}) as engine, http_session(engine) as client:
+        for _ in range(10):
+            answer = await client.post("tools/call", {"name": "logs", "arguments": {"x": "1"}})
+            assert answer.headers["content-type"].startswith("text/event-stream")
+            sent = events(answer.text)
+            assert [m.get("params", {}).get("data") for m in sent[:3]] == ["log 0", "log 1", "log 2"]
+            assert sent[3]["id"] == client.next_id and "result" in sent[3] and len(sent) == 4
+        assert engine.router.fast_lane.ahead == 10
