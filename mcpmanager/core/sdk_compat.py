@@ -171,8 +171,8 @@ async def all_sent(session: ServerSession) -> bool:
     """Wait until every notification sent about a `request_session`'s request is with the transport
     (its answer must not overtake them: on HTTP, what comes after the answer has no stream to ride);
     whether anything was sent about it at all."""
-    channel = getattr(session, "_request_outbound", None)
-    if not isinstance(channel, _RequestChannel):
+    channel = _channel_of(session)
+    if channel is None:
         return True
     await channel.sent()
     return channel.used
@@ -181,9 +181,14 @@ async def all_sent(session: ServerSession) -> bool:
 def done_with(session: ServerSession) -> None:
     """A `request_session`'s request is answered: it sends nothing more (the SDK closes its own
     request channel so)."""
-    channel = getattr(session, "_request_outbound", None)
-    if isinstance(channel, _RequestChannel):
+    channel = _channel_of(session)
+    if channel is not None:
         channel.closed = True
+
+
+def _channel_of(session: ServerSession) -> _RequestChannel | None:
+    channel = getattr(session, "_request_outbound", None)
+    return channel if isinstance(channel, _RequestChannel) else None
 
 
 def request_session(connection: object, request_id: types.RequestId) -> ServerSession | None:

@@ -78,6 +78,13 @@ class WireLane:
         """Whether this message (a parsed request or notification from the client) is handled here:
         a tools/call the lane takes (answered through `answer` when done) or the cancellation of
         one. `request`: the HTTP request it came in (whose team token the activity log names)."""
+        try:
+            return self._take(message, answer, request)
+        except Exception:  # boundary: a bug of the lane's leaves the message to the session, not the client stranded
+            logger.exception("the wire lane failed on a message; the session takes it")
+            return False
+
+    def _take(self, message: object, answer: Answer, request: object) -> bool:
         if self._closed or type(message) is not dict:
             return False
         method = message.get("method")

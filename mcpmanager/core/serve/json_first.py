@@ -100,20 +100,22 @@ class JsonFirstTransport(StreamableHTTPServerTransport):
         request_id = str(raw.get("id"))
         if request_id in self._request_streams:
             return False
-        reader = self._open_request_stream(request_id)  # what the server sends about the call comes here
-        feed, out = self._request_streams[request_id][0], self._write_stream
+        out = self._write_stream
         assert out is not None  # (the session runs: `connect` was entered)
 
         async def answer(message: types.JSONRPCResponse | types.JSONRPCError, quiet: bool) -> None:
+            feed = self._request_streams.get(request_id)
             with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):  # (the session ended)
-                if quiet:
-                    await feed.send(EventMessage(message))
+                if quiet and feed is not None:
+                    await feed[0].send(EventMessage(message))
                 else:  # as the session writes its answers: after what was sent about the call before it
                     await out.send(SessionMessage(message))
 
         if not lane.take(raw, answer, request):
-            await self._clean_up_memory_streams(request_id)
             return False
+        # Opened before the call's task first runs (nothing is awaited between): what the server sends
+        # about the call comes here.
+        reader = self._open_request_stream(request_id)
         await self._answer(scope, receive, send, request_id, reader)
         return True
 

@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import fcntl
 import json
-import logging
 import os
 import re
 from collections.abc import AsyncIterator, Iterable
@@ -31,8 +30,6 @@ from mcpmanager.core.proxy.wire_lane import WireLane
 from mcpmanager.core.sdk_compat import TransportStreams
 from mcpmanager.core.system.lines import LineFramer, Overlong, blank, json_line, parse_line, to_message
 from mcpmanager.core.system.pipes import pollable
-
-logger = logging.getLogger(__name__)
 
 _LIMIT = 64 * 1024 * 1024  # one JSON-RPC line may carry a large tool result; a longer one is refused
 _CHUNK = 65536
@@ -155,25 +152,17 @@ async def _deliver(
     message: SessionMessage | Exception
     try:
         value = parse_line(line)
-        del line  # a huge request's bytes go before it is validated
-        if lane is not None and _taken(lane, value, out):
+        if lane is not None and lane.take(value, out.answer):
             return True
         message = SessionMessage(to_message(value))
     except ValueError as exc:
         message = exc
+    del line  # a huge request's bytes go before the session takes its message on
     try:
         await sink.send(message)
     except (anyio.ClosedResourceError, anyio.BrokenResourceError):
         return False
     return True
-
-
-def _taken(lane: WireLane, value: object, out: _Out) -> bool:
-    try:
-        return lane.take(value, out.answer)
-    except Exception:  # boundary: a bug of the lane's leaves the message to the session, not the client stranded
-        logger.exception("the wire lane failed on a message; the session takes it")
-        return False
 
 
 _ID = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
