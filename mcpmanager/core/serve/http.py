@@ -68,6 +68,9 @@ async def serve_http(
         port=port,
         log_level="warning",
         lifespan="off",
+        # llhttp (Node's parser, in C) rather than h11: h11 parsed and wrote each request in Python,
+        # a quarter of what a tool call cost the engine over HTTP (docs/benchmarks.md).
+        http="httptools",
         timeout_graceful_shutdown=SHUTDOWN_GRACE,
         # The certificate files, checked by `check` above; uvicorn builds its own context from them.
         ssl_certfile=str(exposure.tls_cert) if tls else None,

@@ -7,6 +7,11 @@
                  forward (a second `mcpmanager` does this instead of starting another engine);
                  `reconnect?server=NAME` connects a server again after `mcpmanager login` (the
                  query's parameters are the action's keyword arguments)
+
+Each path also answers with a trailing slash. Paths are looked up in a dict rather than routed by a
+web framework: every tool call passes here, and Starlette's app, error and exception middleware and
+router (a regular expression per route, tried in turn) cost a tenth of the engine's CPU per call
+over HTTP (docs/benchmarks.md). An error escaping an app is answered 500 by uvicorn, as Starlette did.
 """
 
 from __future__ import annotations
@@ -17,16 +22,13 @@ from typing import Any
 
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.applications import Starlette
-from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
-from starlette.routing import BaseRoute, Route
 
 from mcpmanager.core.config.modes import MODES
 from mcpmanager.core.proxy.router import Router
 from mcpmanager.core.sdk_compat import use_session_manager
-from mcpmanager.core.serve.guard import Admission, Guard
+from mcpmanager.core.serve.guard import Admission, ASGIApp, Guard, Receive, Scope, Send
 from mcpmanager.core.serve.json_first import JsonFirstSessions
 
 BASE = "/mcp"
@@ -35,10 +37,10 @@ Controls = Mapping[str, Callable[..., object]]
 
 def build_app(
     router: Router, admission: Admission, controls: Controls | None = None, stateless: bool = False
-) -> tuple[Starlette, AbstractAsyncContextManager[Any]]:
+) -> tuple[ASGIApp, AbstractAsyncContextManager[Any]]:
     """The app and a context that runs every mode's session manager (enter it before serving).
     `stateless`: no session is kept between requests, so any replica can answer any of them."""
-    routes: list[BaseRoute] = []
+    routes: dict[str, ASGIApp] = {}
     # The guard checks Host and Origin against the endpoint's own names; the SDK's own check knows
     # only loopback names, so it is switched off rather than kept as a second, narrower list.
     security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
@@ -49,12 +51,12 @@ def build_app(
         sessions.lanes = router.mode_server(mode).wire_lane  # each session's fast lane (`wire_lane`)
         use_session_manager(server, sessions)
         endpoint = StreamableHTTPASGIApp(sessions)
-        routes.append(Route(f"{BASE}/{mode}", endpoint=endpoint))
+        routes[f"{BASE}/{mode}"] = endpoint
         if mode == router.mode:
-            routes.append(Route(BASE, endpoint=endpoint))
+            routes[BASE] = endpoint
     for name, action in (controls or {}).items():
-        routes.append(Route(f"/control/{name}", endpoint=_control(action), methods=["POST"]))
-    app = Starlette(routes=routes, middleware=[Middleware(Guard, admission=admission)])
+        routes[f"/control/{name}"] = _control(action)
+    app = Guard(Paths(routes), admission)
 
     @asynccontextmanager
     async def running() -> Any:
@@ -66,12 +68,31 @@ def build_app(
     return app, running()
 
 
-def _control(action: Callable[[], object]) -> Callable[[Request], Any]:
-    async def endpoint(request: Request) -> PlainTextResponse:
-        try:
-            action(**request.query_params)
-        except TypeError:
-            return PlainTextResponse("unexpected parameters\n", status_code=400)
-        return PlainTextResponse("ok\n")
+class Paths:
+    """ASGI: the app of the request's path (with or without a trailing slash), else 404."""
+
+    def __init__(self, apps: Mapping[str, ASGIApp]) -> None:
+        self.apps = {**apps, **{f"{path}/": app for path, app in apps.items()}}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        app = self.apps.get(scope.get("path", ""))
+        if app is None:
+            await PlainTextResponse("Not Found", status_code=404)(scope, receive, send)
+            return
+        await app(scope, receive, send)
+
+
+def _control(action: Callable[..., object]) -> ASGIApp:
+    async def endpoint(scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        if request.method != "POST":
+            answer = PlainTextResponse("Method Not Allowed", status_code=405, headers={"Allow": "POST"})
+        else:
+            try:
+                action(**request.query_params)
+                answer = PlainTextResponse("ok\n")
+            except TypeError:
+                answer = PlainTextResponse("unexpected parameters\n", status_code=400)
+        await answer(scope, receive, send)
 
     return endpoint

@@ -305,7 +305,19 @@ class ChildProcess:
         if stdin is None:
             raise OSError("the server's input is not open")
         async with self._writing:
-            await stdin.send(line)
+            writer = _asyncio_writer(stdin)
+            if writer is None:
+                await stdin.send(line)
+                return
+            # asyncio's own writer: anyio's `send` yields to the loop after every write (a checkpoint),
+            # one more turn of the loop for every call (docs/benchmarks.md).
+            if writer.is_closing():
+                raise anyio.BrokenResourceError("the server's input is closed")
+            try:
+                writer.write(line)
+                await writer.drain()  # (returns at once unless the pipe is full)
+            except (ConnectionResetError, BrokenPipeError) as exc:
+                raise anyio.BrokenResourceError from exc
 
     async def _pump_stderr(self, stderr: anyio.abc.ByteReceiveStream) -> None:
         with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -313,6 +325,13 @@ class ChildProcess:
                 self.log.feed(await stderr.receive(_CHUNK))
         self.log.finish()
         self.stderr_closed.set()
+
+
+def _asyncio_writer(stdin: anyio.abc.ByteSendStream) -> asyncio.StreamWriter | None:
+    """The asyncio writer under anyio's stream wrapper (its `_stream`, named in
+    tests/core/test_process.py so that an anyio that moves it fails there), else None."""
+    writer = getattr(stdin, "_stream", None)
+    return writer if isinstance(writer, asyncio.StreamWriter) else None
 
 
 Spawner = Callable[[StdioServerConfig, StderrLog, float], ChildProcess]
