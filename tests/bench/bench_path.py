@@ -53,6 +53,7 @@ from tests.helpers.haproxy import unused_port
 ECHO_SERVER = Path(__file__).with_name("echo_server.py")
 BASELINE = {"serve-stdio": "direct-stdio", "connect": "direct-stdio", "fastmcp-proxy": "direct-stdio"}
 BASELINE |= {"serve-http": "direct-http", "mcp-hub": "direct-http"}
+PEERS = {"serve-stdio": "fastmcp-proxy", "serve-http": "mcp-hub"}  # mcpmanager's path → the peer it is compared with
 FASTMCP_PROXY = """
 import sys
 from fastmcp.server import create_proxy
@@ -68,6 +69,7 @@ class Route:
     tool: str
     pid: int | None = None  # the process whose memory is reported (mcpmanager's engine)
     times: list[float] = field(default_factory=list)
+    rounds: list[float] = field(default_factory=list)  # each round's p50
 
 
 async def call(path: Route) -> float:
@@ -245,7 +247,9 @@ async def measure(rounds: int, calls: int, in_flight: int, peers: Path | None, e
                     await call(path)
             for _ in range(rounds):
                 for path in paths:
-                    path.times += [await call(path) for _ in range(calls)]
+                    times = [await call(path) for _ in range(calls)]
+                    path.times += times
+                    path.rounds.append(statistics.median(times))
             rates: dict[str, list[float]] = {p.name: [] for p in paths}
             for _ in range(rounds):
                 for path in paths:
@@ -278,10 +282,22 @@ def figures(
             "throughput_vs_direct_stdio": round(rate / statistics.median(rates["direct-stdio"]), 2),
             "calls": len(path.times),
         }
+    # Against each peer, mcpmanager's path of the same transport, round by round (the run's p50 moves
+    # with the machine; a round is the two paths measured a moment apart).
+    by_name = {p.name: p for p in paths}
+    head_to_head = {
+        f"{ours} vs {peer}": [
+            sum(a <= b for a, b in zip(by_name[ours].rounds, by_name[peer].rounds, strict=True)),
+            len(by_name[ours].rounds),
+        ]
+        for ours, peer in PEERS.items()
+        if ours in by_name and peer in by_name
+    }
     return {
         "era": era,
         "in_flight": in_flight,
         "paths": rows,
+        "rounds_at_or_below": head_to_head,
         "engine_rss_mib": {k: round(v, 1) for k, v in memory.items() if v is not None},
         "load_before": [round(x, 2) for x in before],
         "load_after": [round(x, 2) for x in after],
@@ -310,6 +326,8 @@ def main() -> None:
             f"{name:<15}{row['p50_ms']:>9.2f}{row['p90_ms']:>9.2f}{added:>9}{ratio:>7}"
             f"{row['calls_per_s']:>10.0f}{row['throughput_vs_direct_stdio']:>11.2f}"
         )
+    for pair, (wins, rounds) in result["rounds_at_or_below"].items():
+        print(f"{pair}: at or below in {wins} of {rounds} rounds")
     print(f"engine memory (serve-http, after the run): {result['engine_rss_mib']} MiB")
 
 

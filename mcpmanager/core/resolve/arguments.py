@@ -29,6 +29,7 @@ from mcpmanager.core.catalogue.call_templates import call_template
 from mcpmanager.core.resolve.actions import is_destructive, reads_only
 from mcpmanager.core.resolve.described import described_match
 from mcpmanager.core.resolve.param_names import ParamMatch, map_name
+from mcpmanager.core.resolve.plain_schema import Plain, compile_plain
 from mcpmanager.core.resolve.typed import typed_match
 from mcpmanager.core.resolve.words import close_names, words
 
@@ -60,7 +61,9 @@ class CheckedArguments:
 class ArgumentChecker:
     """Repairs and validates arguments; keeps one compiled validator per schema it has seen."""
 
-    _validators: dict[str, tuple[object, jsonschema.protocols.Validator | None]] = field(default_factory=dict)
+    _validators: dict[str, tuple[object, jsonschema.protocols.Validator | None, Plain | None]] = field(
+        default_factory=dict
+    )
 
     def check(
         self,
@@ -79,6 +82,8 @@ class ArgumentChecker:
         if not isinstance(schema, dict) or not isinstance(properties, dict) or not properties or _open(schema):
             return self._validated(key, schema, passed, ())
         unknown = [k for k in passed if k not in properties]
+        if not unknown:  # (nothing to place: only the schema's word)
+            return self._validated(key, schema, passed, ())
         free = [p for p in properties if p not in passed]
         tool_words = frozenset(words(name))
         destructive = is_destructive(tool_words, spec)
@@ -136,14 +141,18 @@ class ArgumentChecker:
             return False  # a tool that takes any names says nothing about these
         if any(name not in properties for name in arguments):
             return False
-        validator = self._validator(key, schema)
-        return validator is not None and not any(True for _ in validator.iter_errors(dict(arguments)))
+        validator, plain = self._validator(key, schema)
+        if validator is None:
+            return False
+        if plain is not None and plain.fits(arguments):
+            return True
+        return not any(True for _ in validator.iter_errors(dict(arguments)))
 
     def _validated(
         self, key: str, schema: Any, arguments: dict[str, Any], renames: tuple[Rename, ...]
     ) -> CheckedArguments:
-        validator = self._validator(key, schema)
-        if validator is None:
+        validator, plain = self._validator(key, schema)
+        if validator is None or (plain is not None and plain.fits(arguments)):
             return CheckedArguments(arguments, renames)
         errors = sorted(validator.iter_errors(arguments), key=lambda e: (list(e.absolute_path), e.message))
         problems = [_describe(error) for error in errors[:MAX_PROBLEMS]]
@@ -153,10 +162,11 @@ class ArgumentChecker:
             return CheckedArguments(None, renames, tuple(problems))
         return CheckedArguments(arguments, renames)
 
-    def _validator(self, key: str, schema: Any) -> jsonschema.protocols.Validator | None:
+    def _validator(self, key: str, schema: Any) -> tuple[jsonschema.protocols.Validator | None, Plain | None]:
+        """The schema's validator (None: a broken schema, nothing is validated) and its quick yes."""
         cached = self._validators.get(key)
         if cached is not None and cached[0] is schema:
-            return cached[1]
+            return cached[1], cached[2]
         validator: jsonschema.protocols.Validator | None = None
         if isinstance(schema, dict):
             cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
@@ -166,8 +176,9 @@ class ArgumentChecker:
             except jsonschema.exceptions.SchemaError as exc:
                 # The server's schema is broken: the server is the judge of its arguments then.
                 logger.warning("not validating arguments of %s: invalid inputSchema: %s", key, exc.message)
-        self._validators[key] = (schema, validator)
-        return validator
+        plain = compile_plain(schema) if validator is not None else None
+        self._validators[key] = (schema, validator, plain)
+        return validator, plain
 
 
 def _open(schema: Mapping[str, Any]) -> bool:

@@ -27,10 +27,11 @@ from mcp.shared.message import SessionMessage
 
 from mcpmanager.core.config.servers import StdioServerConfig
 from mcpmanager.core.sdk_compat import TransportStreams
+from mcpmanager.core.supervisor.output import Output, feed_from
 from mcpmanager.core.supervisor.raw_calls import RawCalls
 from mcpmanager.core.supervisor.stderr_log import StderrLog
 from mcpmanager.core.system.command_path import prepare_spawn
-from mcpmanager.core.system.lines import LineFramer, Overlong, blank, json_line, parse_line, to_message
+from mcpmanager.core.system.lines import Overlong, blank, json_line, parse_line, to_message
 from mcpmanager.core.system.process_groups import ProcessGroups
 
 _CHUNK = 65536
@@ -112,6 +113,9 @@ class ChildProcess:
         self.stderr_closed = anyio.Event()
         # Tool calls sent as bytes beside the session (`raw_calls`); one lock keeps messages whole.
         self._stdin: anyio.abc.ByteSendStream | None = None
+        # Its stdout, parsed as it is read (`output`); the loop's reading of it, where it reads it.
+        self._output = Output(self._parse)
+        self._reading: asyncio.ReadTransport | None = None
         self._writing = asyncio.Lock()  # asyncio's: taking a free one does not yield to the loop
         self.raw = RawCalls(self._write_raw)
         self._fed_session = False  # a message went to the session since the last raw answer
@@ -130,22 +134,34 @@ class ChildProcess:
             # and give the child that PATH too, so `npx` finds `node`.
             target, env = prepare_spawn(self.command, self.args, child_environment(self.env), self.cwd)
             await anyio.lowlevel.checkpoint_if_cancelled()  # stopped already: spawn nothing
+            # Its stdout: a pipe of our own where the loop can read one (`output`), else asyncio's.
+            ours, stdout = os.pipe() if os.name == "posix" else (None, subprocess.PIPE)
             # Shielded: a stop arriving mid-spawn would cancel asyncio's own clean-up of the half-made
             # transport (anyio delivers the cancel again into its wait for the killed child), and the
             # child would never be reaped: "subprocess N is still running" long after, in whatever
             # test or loop came next. Spawning takes milliseconds; the stop then lands in
             # `transport()`, whose clean-up runs the stop ladder on the process.
             with anyio.CancelScope(shield=True):
-                process = await anyio.open_process(
-                    target,
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    env=env,
-                    cwd=self.cwd,
-                    start_new_session=True,
-                )
-            self._process = process
+                try:
+                    process = await anyio.open_process(
+                        target,
+                        stdin=subprocess.PIPE,
+                        stdout=stdout,
+                        stderr=subprocess.PIPE,
+                        env=env,
+                        cwd=self.cwd,
+                        start_new_session=True,
+                    )
+                except BaseException:
+                    if ours is not None:
+                        os.close(ours)
+                    raise
+                finally:
+                    if ours is not None:
+                        os.close(stdout)  # (the child's end: ours reads EOF once the child's copy closes)
+                self._process = process
+                if ours is not None:
+                    self._reading = await self._read_output(ours)
         except FileNotFoundError as exc:
             raise SpawnError(_not_found(self.command, self.cwd), permanent=True) from exc
         except PermissionError as exc:
@@ -162,12 +178,15 @@ class ChildProcess:
     async def transport(self) -> AsyncIterator[TransportStreams]:
         """Pump the running child's pipes as MCP messages for as long as the context is open."""
         process = self._process
-        assert process is not None and process.stdin and process.stdout and process.stderr
+        assert process is not None and process.stdin and process.stderr
         to_session, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](0)
         self._stdin = process.stdin
         async with anyio.create_task_group() as tg:
-            tg.start_soon(self._pump_stdout, process.stdout, to_session)
+            if self._reading is None:  # (the loop cannot read the pipe itself: asyncio's stream)
+                assert process.stdout is not None
+                tg.start_soon(feed_from, self._output, process.stdout)
+            tg.start_soon(self._pump_stdout, self._output, to_session)
             tg.start_soon(self._pump_stdin, process.stdin, from_session)
             tg.start_soon(self._pump_stderr, process.stderr)
             tg.start_soon(self._watch_exit, process)
@@ -210,6 +229,8 @@ class ChildProcess:
         # Close the asyncio subprocess transport or it warns at GC while a descendant held a pipe.
         with contextlib.suppress(Exception):
             await process.aclose()
+        if self._reading is not None:
+            self._reading.close()  # (its output ends here, if a descendant still holds the pipe)
 
     @staticmethod
     async def _wait(process: anyio.abc.Process, timeout: float) -> bool:
@@ -244,29 +265,30 @@ class ChildProcess:
             self.exited_on_its_own = True
             self.exited.set()
 
-    async def _pump_stdout(
-        self, stdout: anyio.abc.ByteReceiveStream, sink: MemoryObjectSendStream[SessionMessage | Exception]
-    ) -> None:
-        framer = LineFramer()  # no cap: a server's result may be as large as it is
+    async def _read_output(self, fd: int) -> asyncio.ReadTransport:
+        """The loop reading our end of the child's stdout into `_output`."""
+        pipe = os.fdopen(fd, "rb", buffering=0)
+        try:
+            reading, _ = await asyncio.get_running_loop().connect_read_pipe(lambda: self._output, pipe)
+        except BaseException:
+            pipe.close()
+            raise
+        return reading
+
+    async def _pump_stdout(self, output: Output, sink: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
+        """Hand the session its messages from the server's output, in order (`output` parses them)."""
         try:
             async with sink:
                 with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
                     while True:
-                        lines = framer.feed(await stdout.receive(_CHUNK))
-                        lines.reverse()
-                        while lines:
-                            line = lines.pop()
-                            message = None if isinstance(line, Overlong) else self._parse(line)  # (no cap here)
-                            del line  # a huge result's bytes go before the session takes its message on
-                            if message is not None:
-                                await sink.send(message)
+                        await sink.send(await output.next())
         finally:
             self.raw.close()  # no answer comes any more
         self.closed.set()
 
-    def _parse(self, line: bytes) -> SessionMessage | None:
+    def _parse(self, line: bytes | Overlong) -> SessionMessage | None:
         """The session's message on `line`; None for a blank line, noise, or an answer `raw` took."""
-        if blank(line):
+        if isinstance(line, Overlong) or blank(line):  # (no cap here: never Overlong)
             return None
         try:  # the bytes as they are: a decoded, stripped copy of a 50 MiB line costs two more
             parsed = parse_line(line)
