@@ -2,7 +2,8 @@
 
 Paths (the downstream is `tests/bench/echo_server.py` everywhere):
 
-- `direct-stdio`, `direct-http`: the client talks to the echo server itself (the baselines).
+- `direct-stdio`, `direct-http`, `direct-sse`: the client talks to the echo server itself (the
+  baselines; `direct-sse` over the older SSE transport, which is what mcp-hub serves).
 - `serve-stdio`: `mcpmanager serve --stdio --mode direct`, the echo server below it.
 - `serve-http`: `mcpmanager serve --http --mode direct`.
 - `connect`: `mcpmanager connect --mode direct`, relaying to the `serve-http` engine.
@@ -52,7 +53,7 @@ from tests.helpers.haproxy import unused_port
 
 ECHO_SERVER = Path(__file__).with_name("echo_server.py")
 BASELINE = {"serve-stdio": "direct-stdio", "connect": "direct-stdio", "fastmcp-proxy": "direct-stdio"}
-BASELINE |= {"serve-http": "direct-http", "mcp-hub": "direct-http"}
+BASELINE |= {"serve-http": "direct-http", "mcp-hub": "direct-sse"}
 PEERS = {"serve-stdio": "fastmcp-proxy", "serve-http": "mcp-hub"}  # mcpmanager's path → the peer it is compared with
 FASTMCP_PROXY = """
 import sys
@@ -133,6 +134,14 @@ async def open_paths(stack: AsyncExitStack, scratch: Path, peers: Path | None, e
         process([python, str(ECHO_SERVER), "--http", str(port)], scratch / "echo-http.log", echo_http)
     )
     paths.append(Route("direct-http", await http(found.group(1)), "echo"))
+    if peers is not None:  # (the baseline of a peer that serves only the SSE transport)
+        port = unused_port()
+        echo_sse = re.compile(r"ready (http://\S+/sse)")
+        found = await stack.enter_async_context(
+            process([python, str(ECHO_SERVER), "--sse", str(port)], scratch / "echo-sse.log", echo_sse)
+        )
+        sse_client_ = await stack.enter_async_context(Client(sse_client(found.group(1)), mode=era, cache=None))
+        paths.append(Route("direct-sse", sse_client_, "echo"))
 
     serve = ["-m", "mcpmanager", "serve", "--stdio", "--mode", "direct", "--config", str(config)]
     stdio_home = scratch / "home-stdio"
@@ -282,22 +291,36 @@ def figures(
             "throughput_vs_direct_stdio": round(rate / statistics.median(rates["direct-stdio"]), 2),
             "calls": len(path.times),
         }
-    # Against each peer, mcpmanager's path of the same transport, round by round (the run's p50 moves
-    # with the machine; a round is the two paths measured a moment apart).
+    # Against each peer, mcpmanager's path of the same kind, round by round (the run's p50 moves with
+    # the machine; a round is every path measured a moment apart): by the ratio to each one's own
+    # direct call, and end to end (what the client waits, whatever the transport).
     by_name = {p.name: p for p in paths}
-    head_to_head = {
-        f"{ours} vs {peer}": [
-            sum(a <= b for a, b in zip(by_name[ours].rounds, by_name[peer].rounds, strict=True)),
-            len(by_name[ours].rounds),
-        ]
-        for ours, peer in PEERS.items()
-        if ours in by_name and peer in by_name
+
+    def ratios(path: Route) -> list[float]:
+        base = by_name[BASELINE[path.name]]
+        return [a / b for a, b in zip(path.rounds, base.rounds, strict=True)]
+
+    head_to_head: dict[str, list[int]] = {}
+    for ours, peer in PEERS.items():
+        if ours in by_name and peer in by_name:
+            mine, theirs = by_name[ours], by_name[peer]
+            rounds = len(mine.rounds)
+            by_ratio = sum(a <= b for a, b in zip(ratios(mine), ratios(theirs), strict=True))
+            end_to_end = sum(a <= b for a, b in zip(mine.rounds, theirs.rounds, strict=True))
+            head_to_head[f"{ours} vs {peer}, by ratio"] = [by_ratio, rounds]
+            head_to_head[f"{ours} vs {peer}, end to end"] = [end_to_end, rounds]
+    # A path over another transport than its baseline's, against direct Streamable HTTP too.
+    across = {
+        name: round(p50[name] / p50["direct-http"], 2)
+        for name in ("direct-sse", "mcp-hub")
+        if name in p50 and "direct-http" in p50
     }
     return {
         "era": era,
         "in_flight": in_flight,
         "paths": rows,
         "rounds_at_or_below": head_to_head,
+        "ratio_to_direct_http": across,
         "engine_rss_mib": {k: round(v, 1) for k, v in memory.items() if v is not None},
         "load_before": [round(x, 2) for x in before],
         "load_after": [round(x, 2) for x in after],
@@ -328,6 +351,11 @@ def main() -> None:
         )
     for pair, (wins, rounds) in result["rounds_at_or_below"].items():
         print(f"{pair}: at or below in {wins} of {rounds} rounds")
+    if result["ratio_to_direct_http"]:
+        print(
+            "against direct Streamable HTTP:",
+            ", ".join(f"{k} ×{v:.2f}" for k, v in result["ratio_to_direct_http"].items()),
+        )
     print(f"engine memory (serve-http, after the run): {result['engine_rss_mib']} MiB")
 
 

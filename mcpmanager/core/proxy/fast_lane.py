@@ -21,6 +21,7 @@ path, which resumes it).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable, Mapping
@@ -196,12 +197,20 @@ class FastLane:
                 "tools/call", ctx.protocol_version, _dumped(shapeless(tool.server, tool.name))
             )
         failed = result.get("isError") is True
-        detail = first_line(result) if failed else None
         duration = time.perf_counter() - started
-        routes.activity.update(record, outcome="error" if failed else "ok", detail=detail, duration=duration)
+        # The record is finished once the answer is on its way (the next turn of the loop): the
+        # answer need not wait for the activity's copy, stats and listeners.
+        asyncio.get_running_loop().call_soon(self._record, record, result, failed, duration)
         if not failed:
             routes.learning.called(session_of(ctx, routes.connections), tool.key)
         return result
+
+    def _record(self, record: CallRecord, result: dict[str, Any], failed: bool, duration: float) -> None:
+        detail = first_line(result) if failed else None
+        try:
+            self._routes.activity.update(record, outcome="error" if failed else "ok", detail=detail, duration=duration)
+        except Exception:  # boundary: a callback's fault would reach only asyncio's handler
+            logger.exception("recording call %s failed", record.id)
 
 
 def _stamped(server: Server[Any], version: str, result: dict[str, Any]) -> dict[str, Any]:

@@ -104,14 +104,25 @@ class JsonFirstTransport(StreamableHTTPServerTransport):
         out = self._write_stream
         assert out is not None  # (the session runs: `connect` was entered)
 
+        post = _Post()
+
         async def answer(message: types.JSONRPCResponse | types.JSONRPCError, quiet: bool) -> None:
             feed = self._request_streams.get(request_id)
+            if quiet and feed is not None and post.open:
+                # Nothing was sent on the POST yet: the call's own task writes the answer, a loop turn
+                # sooner than waking the POST's task to write it, then tells that task it is done.
+                post.open, post.taken = False, True
+                try:
+                    await self._send_json(send, message)
+                except Exception:  # boundary: the call's task must end (the POST's task is told below)
+                    logger.exception("writing the answer to %s failed", request_id)
+                finally:
+                    with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.WouldBlock):
+                        feed[0].send_nowait(_ANSWERED)
+                return
             with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):  # (the session ended)
-                if quiet and feed is not None:
-                    try:  # handed over at once: `send` would first yield to the loop, a turn the answer waits for
-                        feed[0].send_nowait(EventMessage(message))
-                    except anyio.WouldBlock:
-                        await feed[0].send(EventMessage(message))
+                if quiet and feed is not None:  # (the POST streams already: its stream carries the answer)
+                    await feed[0].send(EventMessage(message))
                 else:  # as the session writes its answers: after what was sent about the call before it
                     await out.send(SessionMessage(message))
 
@@ -120,7 +131,7 @@ class JsonFirstTransport(StreamableHTTPServerTransport):
         # Opened before the call's task first runs (nothing is awaited between): what the server sends
         # about the call comes here.
         reader = self._open_request_stream(request_id)
-        await self._answer(scope, receive, send, request_id, reader)
+        await self._answer(scope, receive, send, request_id, reader, post)
         return True
 
     def _open_request_stream(self, request_id: str) -> MemoryObjectReceiveStream[EventMessage]:
@@ -134,16 +145,26 @@ class JsonFirstTransport(StreamableHTTPServerTransport):
         send: Send,
         request_id: str,
         reader: MemoryObjectReceiveStream[EventMessage],
+        post: _Post | None = None,
     ) -> None:
         """The POST's answer: JSON if the response is the first message for the request, else the
-        SSE stream, opening with that message (or with nothing after `QUIET` seconds)."""
+        SSE stream, opening with that message (or with nothing after `QUIET` seconds). `post`: a
+        lane call's, whose task may write the answer itself (`_ahead`)."""
         streaming = False
         try:
             first: EventMessage | None = None
             try:
                 with anyio.move_on_after(QUIET):
                     first = await reader.receive()
+                if post is not None:
+                    if post.taken:  # (the call's task writes the answer)
+                        while first is not _ANSWERED:
+                            first = await reader.receive()
+                        return
+                    post.open = False  # this task answers from here
             except (anyio.EndOfStream, anyio.ClosedResourceError):  # the session ended with the request in flight
+                if post is not None and post.taken:
+                    return
                 failed = "Session terminated before the request completed"
                 await self._create_error_response(failed, HTTPStatus.INTERNAL_SERVER_ERROR, types.INTERNAL_ERROR)(
                     scope, receive, send
@@ -156,6 +177,8 @@ class JsonFirstTransport(StreamableHTTPServerTransport):
             opening = self._create_event_data(first) if first is not None else None
             await self._stream(scope, receive, send, request_id, reader, opening)
         finally:
+            if post is not None:
+                post.open = False  # (whatever happened, the POST is no longer the call's to answer)
             if not streaming:
                 await self._clean_up_memory_streams(request_id)
 
@@ -227,6 +250,20 @@ class JsonFirstSessions(StreamableHTTPSessionManager):
             if lane is not None:  # a call its client cancelled ends as the SDK ends its own: with an error
                 lane.unanswered = transport._terminate_unanswered_request
         return transport
+
+
+class _Post:
+    """A lane call's POST: `open` while nothing was written on it (its answer may still be JSON,
+    written by the call's task); `taken` once the call's task writes it."""
+
+    __slots__ = ("open", "taken")
+
+    def __init__(self) -> None:
+        self.open = True
+        self.taken = False
+
+
+_ANSWERED = EventMessage(types.JSONRPCNotification(jsonrpc="2.0", method="mcpmanager/answered"))  # (never sent)
 
 
 def _plain_request(raw: Any) -> types.JSONRPCRequest | None:
