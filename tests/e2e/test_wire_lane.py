@@ -236,6 +236,39 @@ async def test_a_call_cancelled_over_http_is_cancelled_at_the_server_and_its_pos
         assert engine.router.fast_lane.ahead == 2
 
 
+def awaiting(task: asyncio.Task[Any], name: str) -> bool:
+    """Whether `task` is suspended somewhere inside a coroutine called `name`."""
+    coro: Any = task.get_coro()
+    while coro is not None:
+        if getattr(coro, "__name__", None) == name:
+            return True
+        coro = getattr(coro, "cr_await", None)
+    return False
+
+
+async def test_an_id_reused_in_flight_over_http_leaves_each_post_its_own_answer(tmp_path: Path) -> None:
+    """Found in review: a lane call's task told "answered" to the stream the id mapped to at the end,
+    which a second POST reusing the id (the SDK's, a protocol violation) had replaced: that POST's
+    stream opened with mcpmanager's own marker, and the first POST's task waited for ever."""
+    async with engine_with(tmp_path, {"a": fixture("--name", "a")}) as engine, http_session(engine) as client:
+        answers: dict[str, httpx2.Response] = {}
+
+        async def post(tag: str, seconds: float) -> None:
+            call = {"name": "sleep", "arguments": {"seconds": seconds}}
+            body = {"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": call}
+            answers[tag] = await client.http.post(client.url, content=json.dumps(body), headers=client.headers())
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(post, "first", 1)
+            await wait_for(lambda: engine.router.fast_lane.ahead == 1, 10)
+            tg.start_soon(post, "second", 1.5)
+        assert answers["first"].headers["content-type"] == "application/json"
+        assert answers["first"].json()["id"] == 99 and "result" in answers["first"].json()
+        assert "mcpmanager/answered" not in answers["second"].text
+        await anyio.sleep(0.2)  # (the POSTs' tasks end once their answers are written)
+        assert [t for t in asyncio.all_tasks() if awaiting(t, "_answer")] == []
+
+
 async def test_a_session_closed_mid_call_over_http_has_the_call_cancelled_at_the_server(tmp_path: Path) -> None:
     async with engine_with(tmp_path, {"a": fixture("--name", "a")}) as engine, http_session(engine) as client:
         log = engine.downstreams["a"].log

@@ -169,7 +169,10 @@ class ArgumentChecker:
             return cached[1], cached[2]
         validator: jsonschema.protocols.Validator | None = None
         if isinstance(schema, dict):
-            cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+            try:
+                cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+            except (TypeError, AttributeError):  # a `$schema` that is no string (jsonschema cannot look it up)
+                cls = jsonschema.Draft202012Validator
             try:
                 cls.check_schema(schema)
                 validator = cls(schema)

@@ -31,7 +31,7 @@ from typing import Any, cast
 import anyio
 import mcp_types as types
 import pydantic_core
-from anyio.streams.memory import MemoryObjectReceiveStream
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
 from mcp.server.streamable_http import (
     CONTENT_TYPE_JSON,
@@ -107,7 +107,9 @@ class JsonFirstTransport(StreamableHTTPServerTransport):
         post = _Post()
 
         async def answer(message: types.JSONRPCResponse | types.JSONRPCError, quiet: bool) -> None:
-            feed = self._request_streams.get(request_id)
+            # The stream opened for this POST, not whatever the id maps to now: a client that reuses
+            # an id in flight makes the SDK open another under it.
+            feed = post.feed
             if quiet and feed is not None and post.open:
                 # Nothing was sent on the POST yet: the call's own task writes the answer, a loop turn
                 # sooner than waking the POST's task to write it, then tells that task it is done.
@@ -118,11 +120,11 @@ class JsonFirstTransport(StreamableHTTPServerTransport):
                     logger.exception("writing the answer to %s failed", request_id)
                 finally:
                     with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.WouldBlock):
-                        feed[0].send_nowait(_ANSWERED)
+                        feed.send_nowait(_ANSWERED)
                 return
             with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):  # (the session ended)
                 if quiet and feed is not None:  # (the POST streams already: its stream carries the answer)
-                    await feed[0].send(EventMessage(message))
+                    await feed.send(EventMessage(message))
                 else:  # as the session writes its answers: after what was sent about the call before it
                     await out.send(SessionMessage(message))
 
@@ -131,6 +133,7 @@ class JsonFirstTransport(StreamableHTTPServerTransport):
         # Opened before the call's task first runs (nothing is awaited between): what the server sends
         # about the call comes here.
         reader = self._open_request_stream(request_id)
+        post.feed = self._request_streams[request_id][0]
         await self._answer(scope, receive, send, request_id, reader, post)
         return True
 
@@ -180,7 +183,13 @@ class JsonFirstTransport(StreamableHTTPServerTransport):
             if post is not None:
                 post.open = False  # (whatever happened, the POST is no longer the call's to answer)
             if not streaming:
-                await self._clean_up_memory_streams(request_id)
+                mine = post is None or self._request_streams.get(request_id, (None,))[0] is post.feed
+                if mine:
+                    await self._clean_up_memory_streams(request_id)
+                else:  # the id was reused meanwhile: the SDK's streams under it are another POST's
+                    assert post is not None and post.feed is not None
+                    post.feed.close()
+                    reader.close()
 
     async def _send_json(self, send: Send, message: types.JSONRPCResponse | types.JSONRPCError) -> None:
         """The answer as the SDK's `_create_json_response` writes it, straight to ASGI: building a
@@ -256,11 +265,12 @@ class _Post:
     """A lane call's POST: `open` while nothing was written on it (its answer may still be JSON,
     written by the call's task); `taken` once the call's task writes it."""
 
-    __slots__ = ("open", "taken")
+    __slots__ = ("feed", "open", "taken")
 
     def __init__(self) -> None:
         self.open = True
         self.taken = False
+        self.feed: MemoryObjectSendStream[EventMessage] | None = None  # what the POST's task reads
 
 
 _ANSWERED = EventMessage(types.JSONRPCNotification(jsonrpc="2.0", method="mcpmanager/answered"))  # (never sent)

@@ -75,7 +75,9 @@ class Paths:
         self.apps = {**apps, **{f"{path}/": app for path, app in apps.items()}}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        app = self.apps.get(scope.get("path", ""))
+        if scope["type"] != "http":  # (lifespan: uvicorn runs none here)
+            return
+        app = self.apps.get(scope["path"])
         if app is None:
             await PlainTextResponse("Not Found", status_code=404)(scope, receive, send)
             return

@@ -161,7 +161,11 @@ class ChildProcess:
                         os.close(stdout)  # (the child's end: ours reads EOF once the child's copy closes)
                 self._process = process
                 if ours is not None:
-                    self._reading = await self._read_output(ours)
+                    try:
+                        self._reading = await self._read_output(ours)
+                    except BaseException:
+                        await self.stop()  # (the child runs: it must not be left behind)
+                        raise
         except FileNotFoundError as exc:
             raise SpawnError(_not_found(self.command, self.cwd), permanent=True) from exc
         except PermissionError as exc:
@@ -338,7 +342,7 @@ class ChildProcess:
             try:
                 writer.write(line)
                 await writer.drain()  # (returns at once unless the pipe is full)
-            except (ConnectionResetError, BrokenPipeError) as exc:
+            except (ConnectionResetError, BrokenPipeError, RuntimeError) as exc:  # (as anyio's `send` maps them)
                 raise anyio.BrokenResourceError from exc
 
     async def _pump_stderr(self, stderr: anyio.abc.ByteReceiveStream) -> None:
@@ -351,7 +355,7 @@ class ChildProcess:
 
 def _asyncio_writer(stdin: anyio.abc.ByteSendStream) -> asyncio.StreamWriter | None:
     """The asyncio writer under anyio's stream wrapper (its `_stream`, named in
-    tests/core/test_process.py so that an anyio that moves it fails there), else None."""
+    tests/core/supervisor/test_raw_write.py, so that an anyio that moves it fails there), else None."""
     writer = getattr(stdin, "_stream", None)
     return writer if isinstance(writer, asyncio.StreamWriter) else None
 

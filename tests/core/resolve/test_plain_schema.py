@@ -12,7 +12,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mcpmanager.core.resolve.arguments import ArgumentChecker
+from mcpmanager.core.resolve.arguments import ArgumentChecker, CheckedArguments
 from mcpmanager.core.resolve.plain_schema import compile_plain
 
 CATALOGUES = Path(__file__).parents[2] / "data" / "catalogues"
@@ -125,3 +125,16 @@ def test_the_checker_answers_as_before_on_both_sides_of_the_quick_path() -> None
     refused = checker.check("s:say", "say", spec, {"text": 3})
     assert refused.refused and refused.problems == ("'text': 3 is not of type 'string'",)
     assert checker.fits("s:say", spec, {"text": "hi"}) and not checker.fits("s:say", spec, {"text": 3})
+
+
+@pytest.mark.parametrize("draft", [5, ["x"], {"x": 1}])
+def test_a_schema_naming_its_draft_with_no_string_is_the_server_s_to_judge(
+    draft: object, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Found in review: jsonschema cannot look up such a `$schema` and raised on every call to the
+    tool. Such a schema is invalid (`$schema` is a URI), and an invalid schema is the server's to
+    judge, as every other one is (docs/resolution.md): the arguments go through as they are."""
+    checker = ArgumentChecker()
+    spec = {"name": "say", "inputSchema": {**ECHO, "$schema": draft}}
+    assert checker.check("s:say", "say", spec, {"text": 3}) == CheckedArguments({"text": 3})
+    assert "not validating arguments of s:say: invalid inputSchema" in caplog.text

@@ -6,6 +6,9 @@ tests run it under real servers; these pin its order and flow rules."""
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
+import uuid
 
 import anyio
 import mcp_types as types
@@ -13,7 +16,10 @@ import pytest
 from mcp.shared.message import SessionMessage
 
 from mcpmanager.core.supervisor.output import HIGH_WATER, Output, feed_from
+from mcpmanager.core.supervisor.process import ChildProcess, SpawnError
+from mcpmanager.core.supervisor.stderr_log import StderrLog
 from mcpmanager.core.system.lines import Overlong
+from tests.core.supervisor.test_stop_while_spawning import children_with
 
 
 class Recorder:
@@ -127,3 +133,21 @@ async def test_an_answer_arriving_while_a_message_is_handed_over_waits_for_the_h
     output.connection_lost(None)
     with pytest.raises(anyio.EndOfStream):
         await waiting
+
+
+async def test_a_child_whose_output_cannot_be_read_is_stopped_not_left_running(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found in review: if reading the pipe could not start, `start` raised with the child running,
+    and nobody stopped it."""
+    marker = f"unread-{uuid.uuid4().hex}"
+
+    async def refused(self: ChildProcess, fd: int) -> asyncio.ReadTransport:
+        os.close(fd)
+        raise OSError("the loop cannot read this pipe")
+
+    monkeypatch.setattr(ChildProcess, "_read_output", refused)
+    child = ChildProcess(sys.executable, ["-c", f"import sys  # {marker}\nsys.stdin.read()"], {}, None, StderrLog(None))
+    with pytest.raises(SpawnError, match="the loop cannot read this pipe"):
+        await child.start()
+    assert children_with(marker) == []
