@@ -59,7 +59,6 @@ class Output(asyncio.Protocol):
                 queue.append(line)  # (handled in its turn, after what came before it)
                 continue
             message = self._handle(line)
-            del line  # a huge result's bytes go before the session takes its message on
             if message is not None:
                 queue.append(message)
         if queue:
