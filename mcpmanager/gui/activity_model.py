@@ -32,6 +32,7 @@ OUTCOME_COLOURS: dict[Outcome, str] = {
     "refused": "#bc4c00",
     "unknown": "#8250df",
     "pending": "#8c959f",
+    "cancelled": "#57606a",
 }
 
 

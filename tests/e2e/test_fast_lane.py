@@ -133,8 +133,10 @@ async def test_failures_read_the_same_through_the_lane(tmp_path: Path, via: str)
 
 
 @pytest.mark.parametrize("via", VIAS)
-async def test_a_call_the_client_cancels_is_cancelled_at_the_server(tmp_path: Path, via: str) -> None:
+@pytest.mark.parametrize("lane", [True, False], ids=["lane", "full path"])
+async def test_a_call_the_client_cancels_is_cancelled_at_the_server(tmp_path: Path, via: str, lane: bool) -> None:
     async with engine_with(tmp_path, {"a": fixture("--name", "a")}) as engine:
+        engine.router.fast_lane.enabled = lane
         log = engine.downstreams["a"].log
         async with connected(engine, via, mode="legacy", cache=None) as client:
             taken, ahead = engine.router.fast_lane.taken, engine.router.fast_lane.ahead
@@ -143,9 +145,17 @@ async def test_a_call_the_client_cancels_is_cancelled_at_the_server(tmp_path: Pa
                     tg.start_soon(client.call_tool, "sleep", {"seconds": 60})
                     await wait_for(lambda: any("sleeping 60" in line for line in log.tail(100)), 10)
                     tg.cancel_scope.cancel()  # the SDK client sends notifications/cancelled
-            assert engine.router.fast_lane.taken == taken + 1
-            assert engine.router.fast_lane.ahead == ahead + piped(client)
+            assert engine.router.fast_lane.taken == taken + lane
+            assert engine.router.fast_lane.ahead == ahead + (lane and piped(client))
             await wait_for(lambda: any("cancelled sleep" in line for line in log.tail(100)), 10)
+
+            # The activity says so (it said "pending" for ever), with how long the call ran.
+            def slept() -> CallRecord:
+                return next(r for r in engine.router.activity.records() if r.called == "sleep")
+
+            await wait_for(lambda: slept().outcome != "pending", 10)
+            assert slept().outcome == "cancelled" and slept().duration is not None
+            assert engine.router.activity.stats["a:sleep"].errors == 0  # (no fault of the tool's)
             # The session with the server is fine after it: the next call is answered.
             result = await client.call_tool("echo", {"text": "still here"})
             assert text_of(result) == "still here"

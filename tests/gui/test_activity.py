@@ -8,7 +8,7 @@ import json
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import anyio
 import pytest
@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QDialogButtonBox
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
-from mcpmanager.core.proxy.activity import Activity, CallRecord
+from mcpmanager.core.proxy.activity import Activity, CallRecord, Outcome
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.gui.activity_model import (
     CALLED,
@@ -326,3 +326,14 @@ async def test_the_view_follows_the_newest_row_until_scrolled_away(
         add(20)
         await until(lambda: page.model.rowCount() == 100)
         await until(lambda: bar.value() == bar.maximum())
+
+
+async def test_a_cancelled_call_reads_cancelled_with_its_duration_and_a_colour(qtmodeltester: ModelTester) -> None:
+    activity = Activity()
+    model = ActivityModel(activity)
+    record = activity.begin("sleep", "direct", server="a", tool="sleep")
+    model.apply([record, activity.update(record, outcome="cancelled", duration=2.5)])
+    assert model.index(0, RESULT).data() == "cancelled" and model.index(0, DURATION).data() == "2500 ms"
+    assert model.index(0, RESULT).data(Qt.ItemDataRole.ForegroundRole) == QColor(OUTCOME_COLOURS["cancelled"])
+    assert set(OUTCOME_COLOURS) == set(get_args(Outcome))  # every outcome has its colour
+    qtmodeltester.check(model)

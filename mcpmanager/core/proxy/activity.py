@@ -9,6 +9,8 @@ that name: the gateway's audit trail (`docs/deploy.md`).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import itertools
 import logging
 import time
@@ -19,7 +21,7 @@ from typing import Any, Literal
 
 from mcpmanager.core.signals import Signal
 
-Outcome = Literal["pending", "ok", "error", "refused", "unknown"]
+Outcome = Literal["pending", "ok", "error", "refused", "unknown", "cancelled"]
 DEFAULT_SIZE = 1000
 CALLER_KEY = "mcpmanager.caller"  # a gateway token's name, in the HTTP request scope's state
 
@@ -91,6 +93,17 @@ class Activity:
         self.changed.emit(record)
         return record
 
+    @contextlib.contextmanager
+    def cancellable(self, record: CallRecord, started: float) -> Iterator[None]:
+        """Finish `record` as cancelled if the call's task is cancelled before the call ends (its
+        client cancelled it, its session closed, the engine stopped); `started`: perf_counter."""
+        try:
+            yield
+        except asyncio.CancelledError:
+            if self._index.get(record.id, record).outcome == "pending":
+                self.update(record, outcome="cancelled", duration=time.perf_counter() - started)
+            raise
+
     def update(self, record: CallRecord, **changes: object) -> CallRecord:
         """Replace `record` by a copy with `changes`; a finished call also counts in the tool's stats."""
         current = self._index.get(record.id, record)
@@ -105,7 +118,7 @@ class Activity:
         if finished and updated.server and updated.tool:
             stats = self.stats.setdefault(f"{updated.server}:{updated.tool}", ToolStats())
             stats.calls += 1
-            stats.errors += updated.outcome != "ok"
+            stats.errors += updated.outcome not in ("ok", "cancelled")  # (a cancelled call is no fault of the tool's)
             stats.total_time += updated.duration or 0.0
         if finished and updated.caller is not None:
             # Who, what and how it ended; not the error's text, which may echo a key or a user's data

@@ -168,7 +168,8 @@ class FastLane:
         typed = types.CallToolRequestParams.model_construct(name=name, arguments=arguments)
         outcome: RawOutcome
         try:  # in flight on its server while it runs (what the server asks, or logs, reaches this client)
-            outcome = await routes.rounds.run(tool.server, ctx, typed, send, "tools/call")
+            with routes.activity.cancellable(record, started):
+                outcome = await routes.rounds.run(tool.server, ctx, typed, send, "tools/call")
         except MCPError as exc:  # a question the client could not answer
             outcome = error_result(f"Calling '{name}' on server '{tool.server}' failed: {exc}")
         except Exception as exc:  # boundary: a bug here must reach the model as text, not -32603

@@ -216,49 +216,50 @@ class Router:
         """`search`: the client can call discover_tools (discovery mode), so a miss may point to it."""
         started = time.perf_counter()
         record = self.activity.begin(called, via, team_caller(ctx.request))
+        with self.activity.cancellable(record, started):
 
-        def finish(outcome: Outcome, result: CallResult) -> None:
-            detail = _first_line(result) if outcome != "ok" else None
-            self.activity.update(record, outcome=outcome, detail=detail, duration=time.perf_counter() - started)
+            def finish(outcome: Outcome, result: CallResult) -> None:
+                detail = _first_line(result) if outcome != "ok" else None
+                self.activity.update(record, outcome=outcome, detail=detail, duration=time.perf_counter() - started)
 
-        # Any catalogue tool is callable by name, also in discovery mode where it is not listed:
-        # a model that found a tool and calls it directly should not be refused.
-        plan = self.resolver.plan(called, arguments, via == "call_tool", search=search)
-        if _missed(plan.resolution) and await self._wait_for_owner(called):
-            plan = self.resolver.plan(called, arguments, via == "call_tool", search=search)  # its server may be up
-        tool, checked, how = plan.tool, plan.checked, plan.resolution.how
-        if tool is not None and checked is not None:
-            renames = tuple((r.passed, r.declared) for r in checked.renames)
-            where = {"server": tool.server, "tool": tool.name, "exposed": tool.exposed}
-            self.activity.update(record, **where, how=how, renames=renames)
-        if plan.error is not None or tool is None:
-            text = plan.error or f"Unknown tool '{called}'."
-            if tool is None and (held := self.withheld(called)) is not None:
-                text = held  # a tool that changed since approved: say so, not "unknown"
-            elif tool is None and not plan.resolution.ambiguous:  # candidates were named: they are the answer
-                text += self._unknown_servers()
-            if tool is None:  # a "did you mean": calling one of its names next may teach
-                suggested = filter(None, map(self.catalogue.get, plan.resolution.suggestions))
-                named = [*plan.resolution.ambiguous, *suggested]
-                self.learning.suggested(session_of(ctx, self.connections), [t.key for t in named])
-            failure = error_result(text)
-            finish("unknown" if tool is None else "refused", failure)
-            return failure
-        if checked is not None and checked.renames:
-            arguments = checked.arguments
-        decided: list[Decision] = []
-        approve = await self._approval(ctx, record, tool, arguments, decided)
-        if decided and not decided[0].allowed:
-            failure = error_result(decided[0].refusal or "Refused.")
-            finish("refused", failure)
-            return failure
-        result = await self._forward(ctx, params, tool, called, arguments, approve)
-        failed = isinstance(result, types.CallToolResult) and result.is_error
-        refused = bool(decided) and not decided[0].allowed  # by the client, asked before the first send
-        finish("refused" if refused else "error" if failed else "ok", result)
-        if not refused and not failed:
-            self.learning.called(session_of(ctx, self.connections), tool.key)
-        return result
+            # Any catalogue tool is callable by name, also in discovery mode where it is not listed:
+            # a model that found a tool and calls it directly should not be refused.
+            plan = self.resolver.plan(called, arguments, via == "call_tool", search=search)
+            if _missed(plan.resolution) and await self._wait_for_owner(called):
+                plan = self.resolver.plan(called, arguments, via == "call_tool", search=search)  # its server may be up
+            tool, checked, how = plan.tool, plan.checked, plan.resolution.how
+            if tool is not None and checked is not None:
+                renames = tuple((r.passed, r.declared) for r in checked.renames)
+                where = {"server": tool.server, "tool": tool.name, "exposed": tool.exposed}
+                self.activity.update(record, **where, how=how, renames=renames)
+            if plan.error is not None or tool is None:
+                text = plan.error or f"Unknown tool '{called}'."
+                if tool is None and (held := self.withheld(called)) is not None:
+                    text = held  # a tool that changed since approved: say so, not "unknown"
+                elif tool is None and not plan.resolution.ambiguous:  # candidates were named: they are the answer
+                    text += self._unknown_servers()
+                if tool is None:  # a "did you mean": calling one of its names next may teach
+                    suggested = filter(None, map(self.catalogue.get, plan.resolution.suggestions))
+                    named = [*plan.resolution.ambiguous, *suggested]
+                    self.learning.suggested(session_of(ctx, self.connections), [t.key for t in named])
+                failure = error_result(text)
+                finish("unknown" if tool is None else "refused", failure)
+                return failure
+            if checked is not None and checked.renames:
+                arguments = checked.arguments
+            decided: list[Decision] = []
+            approve = await self._approval(ctx, record, tool, arguments, decided)
+            if decided and not decided[0].allowed:
+                failure = error_result(decided[0].refusal or "Refused.")
+                finish("refused", failure)
+                return failure
+            result = await self._forward(ctx, params, tool, called, arguments, approve)
+            failed = isinstance(result, types.CallToolResult) and result.is_error
+            refused = bool(decided) and not decided[0].allowed  # by the client, asked before the first send
+            finish("refused" if refused else "error" if failed else "ok", result)
+            if not refused and not failed:
+                self.learning.called(session_of(ctx, self.connections), tool.key)
+            return result
 
     async def _approval(
         self,
