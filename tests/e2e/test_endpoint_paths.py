@@ -14,15 +14,11 @@ import httpx2
 
 from mcpmanager.core.serve.http import serve_http
 from tests.e2e.test_fast_lane import engine_with
+from tests.e2e.test_wire_lane import HELLO as OPENING
 from tests.helpers.engines import wait_for
 from tests.helpers.piped import TOKEN
 
-HELLO = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-}
+HELLO = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": OPENING}
 ACCEPT = {"Accept": "application/json, text/event-stream", "Authorization": f"Bearer {TOKEN}"}
 
 

@@ -113,6 +113,7 @@ class ChildProcess:
         self.stderr_closed = anyio.Event()
         # Tool calls sent as bytes beside the session (`raw_calls`); one lock keeps messages whole.
         self._stdin: anyio.abc.ByteSendStream | None = None
+        self._stdin_writer: asyncio.StreamWriter | None = None  # asyncio's writer under it, found once
         # Its stdout, parsed as it is read (`output`); the loop's reading of it, where it reads it.
         self._output = Output(self._parse)
         self._reading: asyncio.ReadTransport | None = None
@@ -186,6 +187,7 @@ class ChildProcess:
         to_session, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](0)
         self._stdin = process.stdin
+        self._stdin_writer = _asyncio_writer(process.stdin)
         async with anyio.create_task_group() as tg:
             if self._reading is None:  # (the loop cannot read the pipe itself: asyncio's stream)
                 assert process.stdout is not None
@@ -331,7 +333,7 @@ class ChildProcess:
         if stdin is None:
             raise OSError("the server's input is not open")
         async with self._writing:
-            writer = _asyncio_writer(stdin)
+            writer = self._stdin_writer
             if writer is None:
                 await stdin.send(line)
                 return
