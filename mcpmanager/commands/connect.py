@@ -1,8 +1,9 @@
 """`mcpmanager connect [--mode discovery|direct]`: what a client launches to reach the user's engine.
 
-Stdio to the client, Streamable HTTP to the one running engine (`core/connect/relay.py`); if none
-runs, one is started in the background (`core/connect/engine_starter.py`) and waited for. Kept light on imports
-on purpose: a client waits for this to start (the SDK alone would take most of a second).
+Stdio to the client; to the one running engine, its local socket where it offers one, its
+Streamable HTTP endpoint otherwise (`core/connect/relay.py`). If no engine runs, one is started in
+the background (`core/connect/engine_starter.py`) and waited for. Kept light on imports on purpose:
+a client waits for this to start (the SDK alone would take most of a second).
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from typing import Any
 import anyio
 
 from mcpmanager.core.config.modes import MODES
-from mcpmanager.core.connect.engine_starter import NoEngine, endpoint_of, find_or_start
-from mcpmanager.core.connect.relay import Endpoint, Relay
+from mcpmanager.core.connect.engine_starter import endpoint_of, find_or_start
+from mcpmanager.core.connect.http_relay import HttpRelay
+from mcpmanager.core.connect.relay import Endpoint, NoEngine, Relay
+from mcpmanager.core.connect.socket_relay import SocketRelay
 from mcpmanager.core.connect.stdio_lines import stdio_lines
 from mcpmanager.core.system.paths import Paths
 
@@ -31,6 +34,8 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--no-start", action="store_true", help="fail instead of starting an engine")
     wait = f"seconds to wait for a started engine (default {DEFAULT_WAIT:g})"
     parser.add_argument("--wait", type=float, default=DEFAULT_WAIT, help=wait)
+    http = "relay over the engine's HTTP endpoint even where it offers a local socket"
+    parser.add_argument("--http", action="store_true", help=http)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,7 +44,8 @@ def run(args: argparse.Namespace) -> int:
     paths = Paths.resolve()
 
     def find() -> Endpoint:
-        return endpoint_of(find_or_start(paths, args.wait, start=not args.no_start), args.mode)
+        found = endpoint_of(find_or_start(paths, args.wait, start=not args.no_start), args.mode)
+        return found._replace(socket=None) if args.http else found
 
     try:
         first = find()  # fail in one line, before taking over stdio, when no engine can be had
@@ -48,8 +54,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     async def relay() -> None:
+        link: type[Relay] = SocketRelay if first.socket is not None else HttpRelay
         async with stdio_lines() as (lines, write):
-            await Relay(find, write, first).run(lines)
+            await link(find, write, first).run(lines)
 
     status = 0
     try:

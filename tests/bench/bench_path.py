@@ -6,7 +6,8 @@ Paths (the downstream is `tests/bench/echo_server.py` everywhere):
   baselines; `direct-sse` over the older SSE transport, which is what mcp-hub serves).
 - `serve-stdio`: `mcpmanager serve --stdio --mode direct`, the echo server below it.
 - `serve-http`: `mcpmanager serve --http --mode direct`.
-- `connect`: `mcpmanager connect --mode direct`, relaying to the `serve-http` engine.
+- `connect`: `mcpmanager connect --mode direct`, relaying to the `serve-http` engine over its local
+  socket; `connect-http`: the same with `--http`, over its Streamable HTTP endpoint.
 - `fastmcp-proxy`: FastMCP's `create_proxy` over stdio (a peer; needs `--peers DIR`).
 - `mcp-hub`: mcp-hub's unified `/mcp` endpoint (a peer, Node; needs `--peers DIR`).
 
@@ -52,9 +53,10 @@ from tests.helpers.engines import home_token, wait_for
 from tests.helpers.haproxy import unused_port
 
 ECHO_SERVER = Path(__file__).with_name("echo_server.py")
-BASELINE = {"serve-stdio": "direct-stdio", "connect": "direct-stdio", "fastmcp-proxy": "direct-stdio"}
-BASELINE |= {"serve-http": "direct-http", "mcp-hub": "direct-sse"}
-PEERS = {"serve-stdio": "fastmcp-proxy", "serve-http": "mcp-hub"}  # mcpmanager's path → the peer it is compared with
+BASELINE = {"serve-stdio": "direct-stdio", "connect": "direct-stdio", "connect-http": "direct-stdio"}
+BASELINE |= {"fastmcp-proxy": "direct-stdio", "serve-http": "direct-http", "mcp-hub": "direct-sse"}
+# mcpmanager's path → the peer it is compared with (`connect`: what a desktop client reaches us by)
+PEERS = {"serve-stdio": "fastmcp-proxy", "serve-http": "mcp-hub", "connect": "mcp-hub"}
 FASTMCP_PROXY = """
 import sys
 from fastmcp.server import create_proxy
@@ -169,6 +171,7 @@ async def open_paths(stack: AsyncExitStack, scratch: Path, peers: Path | None, e
     paths.append(Route("serve-http", await http(found.group(1), {"Authorization": f"Bearer {token}"}), "echo", engine))
     connect = ["-m", "mcpmanager", "connect", "--mode", "direct", "--no-start"]
     paths.append(Route("connect", await stdio(python, connect, engine_env), "echo"))
+    paths.append(Route("connect-http", await stdio(python, [*connect, "--http"], engine_env), "echo"))
 
     if peers is not None:
         fastmcp = peers / "fastmcp-venv" / "bin" / "python"

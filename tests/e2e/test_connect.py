@@ -1,6 +1,8 @@
 """`mcpmanager connect`, the stdio bridge clients launch, as a real subprocess driven by the SDK's
 `Client`: it starts the headless engine when none runs (no display here), reaches a running one,
-forwards progress, cancellation and list_changed, and survives the engine going away."""
+forwards progress, cancellation and list_changed, and survives the engine going away — over the
+engine's local socket (what it takes where the engine offers one) and over its HTTP endpoint
+(`--http`; what it takes where there is no socket)."""
 
 from __future__ import annotations
 
@@ -19,9 +21,10 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from tests.helpers.clients import Notes, bridge_env, connected, text_of
-from tests.helpers.engines import engine_pid, engines, pid_alive, wait_for
+from tests.helpers.engines import engine_pid, engines, pid_alive, socket_sessions, wait_for
 
 ERAS = ["legacy", "auto"]
+LINKS = ["socket", "http"]
 META = {"discover_tools", "search_tools_regex", "get_tool_schema", "call_tool"}
 
 
@@ -33,38 +36,42 @@ async def has(client: Client, wanted: set[str]) -> bool:
     return wanted <= await names(client)
 
 
+@pytest.mark.parametrize("link", LINKS)
 @pytest.mark.parametrize("era", ERAS)
-async def test_connect_starts_an_engine_then_reaches_it_in_each_mode(user: Path, era: str) -> None:
+async def test_connect_starts_an_engine_then_reaches_it_in_each_mode(user: Path, era: str, link: str) -> None:
     assert engines(user) == []
     started = time.monotonic()
-    async with connected(user, era, mode="direct") as direct:
+    async with connected(user, era, mode="direct", link=link) as direct:
         cold = time.monotonic() - started
         expected = "2025-11-25" if era == "legacy" else "2026-07-28"
         assert direct.protocol_version == expected  # the client's own era, negotiated end to end
         [engine] = engines(user)
         assert engine["front_end"] == "background"  # no display: the headless engine, detached
+        assert socket_sessions(engine["socket"]) == (1 if link == "socket" else 0)
         await wait_for(lambda: has(direct, {"a__echo", "b__echo"}), timeout=30)
         assert text_of(await direct.call_tool("b__echo", {"text": "through the bridge"})) == "through the bridge"
 
         # A second client while the engine runs: reached at once, in its own mode, same engine.
         started = time.monotonic()
-        async with connected(user, era, mode="discovery") as discovery:
+        async with connected(user, era, mode="discovery", link=link) as discovery:
             warm = time.monotonic() - started
             assert engine_pid(user) == engine["pid"]
+            assert socket_sessions(engine["socket"]) == (2 if link == "socket" else 0)
             assert await names(discovery) == META
             found = await discovery.call_tool("discover_tools", {"query": "add two numbers"})
             assert "a__add" in text_of(found) or "b__add" in text_of(found)
             answer = await discovery.call_tool("call_tool", {"tool_name": "a__add", "arguments": {"a": 2, "b": 3}})
             assert text_of(answer) == "5"
-    print(f"\n[{era}] connect initialize: cold {cold:.2f} s (engine started), warm {warm:.2f} s")
+    print(f"\n[{era}, {link}] connect initialize: cold {cold:.2f} s (engine started), warm {warm:.2f} s")
     # The engine outlives its clients: the next one starts at once.
     assert pid_alive(int(engine["pid"]))
 
 
+@pytest.mark.parametrize("link", LINKS)
 @pytest.mark.parametrize("era", ERAS)
-async def test_progress_cancellation_and_list_changed_cross_the_bridge(user: Path, era: str) -> None:
+async def test_progress_cancellation_and_list_changed_cross_the_bridge(user: Path, era: str, link: str) -> None:
     notes = Notes()
-    async with connected(user, era, mode="direct", notes=notes) as client:
+    async with connected(user, era, mode="direct", notes=notes, link=link) as client:
         await wait_for(lambda: has(client, {"a__slow", "a__sleep"}), timeout=30)
 
         seen: list[float] = []
@@ -95,10 +102,11 @@ async def test_progress_cancellation_and_list_changed_cross_the_bridge(user: Pat
         assert "brand_new" in await names(client)  # unique across servers: listed bare
 
 
+@pytest.mark.parametrize("link", LINKS)
 @pytest.mark.parametrize("era", ERAS)
-async def test_the_bridge_survives_the_engine_going_away(user: Path, era: str) -> None:
+async def test_the_bridge_survives_the_engine_going_away(user: Path, era: str, link: str) -> None:
     notes = Notes()
-    async with connected(user, era, mode="direct", notes=notes) as client:
+    async with connected(user, era, mode="direct", notes=notes, link=link) as client:
         await wait_for(lambda: has(client, {"a__sleep"}), timeout=30)
         first = engine_pid(user)
         log = user / "logs" / "a.log"
@@ -120,6 +128,8 @@ async def test_the_bridge_survives_the_engine_going_away(user: Path, era: str) -
         await wait_for(lambda: has(client, {"b__echo"}), timeout=30)
         assert text_of(await client.call_tool("b__echo", {"text": "after"})) == "after"
         assert engine_pid(user) != first
+        [engine] = engines(user)
+        assert socket_sessions(engine["socket"]) == (1 if link == "socket" else 0)  # by the same link again
         if era == "legacy":
             assert notes.count >= 1  # told to list again: the new engine's catalogue may differ
 

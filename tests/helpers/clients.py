@@ -71,10 +71,11 @@ def bridge_env(home: Path) -> dict[str, str]:
 
 @asynccontextmanager
 async def connected(
-    home: Path, era: str = "legacy", mode: str | None = None, notes: Notes | None = None
+    home: Path, era: str = "legacy", mode: str | None = None, notes: Notes | None = None, link: str = "socket"
 ) -> AsyncIterator[Client]:
-    """`mcpmanager connect [--mode MODE]` launched the way a client launches it."""
-    args = ["-m", "mcpmanager", "connect", *(["--mode", mode] if mode else [])]
+    """`mcpmanager connect [--mode MODE]` launched the way a client launches it (`link` "http":
+    with `--http`, relaying over the engine's HTTP endpoint rather than its local socket)."""
+    args = ["-m", "mcpmanager", "connect", *(["--mode", mode] if mode else []), *(["--http"] if link == "http" else [])]
     params = StdioServerParameters(command=sys.executable, args=args, env=bridge_env(home))
     with (home / "connect-stderr.log").open("a") as errlog:
         async with Client(stdio_client(params, errlog=errlog), mode=era, message_handler=notes, cache=None) as client:

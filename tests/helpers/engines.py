@@ -62,3 +62,14 @@ def stop_engines(home: Path) -> None:
     for pid in pids:
         if pid_alive(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+def socket_sessions(path: str) -> int:
+    """How many connections the engine has accepted on its local socket at `path` and holds now
+    (Linux: an accepted socket is listed under its listener's path, connected)."""
+    count = 0
+    for line in Path("/proc/net/unix").read_text().splitlines()[1:]:
+        fields = line.split()
+        if len(fields) == 8 and fields[7] == path and fields[5] == "03":  # St 03: connected
+            count += 1
+    return count

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mcpmanager.core.connect.relay import Endpoint, NoEngine
 from mcpmanager.core.engine.advertisement import last_config
 from mcpmanager.core.engine.single_instance import engine_running, running_engine, start_lock, wait_for_advertisement
 from mcpmanager.core.system.display import has_display
@@ -21,10 +22,6 @@ from mcpmanager.core.system.own_command import mcpmanager_command
 from mcpmanager.core.system.paths import Paths
 
 STARTED_LOG = "engine-started-by-connect.log"
-
-
-class NoEngine(RuntimeError):
-    """No engine runs and none could be started in time; str() says why and where to look."""
 
 
 def background_command(paths: Paths) -> list[str]:
@@ -74,8 +71,8 @@ def find_or_start(paths: Paths, budget: float, start: bool = True) -> dict[str, 
     return info
 
 
-def endpoint_of(info: dict[str, Any], mode: str | None) -> tuple[str, str]:
-    """(URL for `mode`, or the engine's default, and its bearer token)."""
+def endpoint_of(info: dict[str, Any], mode: str | None) -> Endpoint:
+    """Where the engine serves `mode` (None: its default mode): its URL, its token, its socket."""
     urls = info.get("urls") or {}
     url = urls.get(mode) if mode else info.get("endpoint")
     token_file = info.get("token_file")
@@ -85,4 +82,5 @@ def endpoint_of(info: dict[str, Any], mode: str | None) -> tuple[str, str]:
         token = Path(token_file).read_text(encoding="ascii").strip()
     except OSError as exc:
         raise NoEngine(f"cannot read the engine's token file {token_file}: {exc.strerror or exc}") from exc
-    return url, token
+    socket = info.get("socket")
+    return Endpoint(url, token, socket if isinstance(socket, str) else None, mode)

@@ -2,7 +2,7 @@
 
 Clients talk to `connect` over pipes; those are attached to the loop directly (no thread hop per
 line). A file or a terminal (someone trying it by hand) is read through a worker thread instead.
-Writes are serialised: a line is never interleaved with another.
+A line is written whole, never interleaved with another.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ _LIMIT = 64 * 1024 * 1024  # one JSON-RPC line may carry a large tool result
 
 @contextlib.asynccontextmanager
 async def stdio_lines() -> AsyncIterator[tuple[AsyncIterator[bytes], Callable[[bytes], Awaitable[None]]]]:
-    lock = anyio.Lock()
     if sys.platform != "win32" and pollable(0) and pollable(1):
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader(limit=_LIMIT)
@@ -37,9 +36,8 @@ async def stdio_lines() -> AsyncIterator[tuple[AsyncIterator[bytes], Callable[[b
                 yield line
 
         async def write(line: bytes) -> None:
-            async with lock:
-                writer.write(line)
-                await writer.drain()
+            writer.write(line)  # whole: a line is never interleaved with another (no lock to take)
+            await writer.drain()  # waits only while the client reads slower than we write
 
         try:
             yield lines(), write
@@ -51,6 +49,8 @@ async def stdio_lines() -> AsyncIterator[tuple[AsyncIterator[bytes], Callable[[b
     async def thread_lines() -> AsyncIterator[bytes]:
         while line := await anyio.to_thread.run_sync(sys.stdin.buffer.readline):
             yield line
+
+    lock = anyio.Lock()
 
     async def thread_write(line: bytes) -> None:
         async with lock:

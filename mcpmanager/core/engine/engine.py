@@ -98,6 +98,7 @@ class Engine:
         )
         self.router.use_search_vectors(self._search_vectors(config), config.proxy.semantic_model)
         self.endpoint = "stdio"  # or the default mode's URL once serving HTTP (`listening`)
+        self.local_socket: Path | None = None  # where `connect` reaches it, once listening there
         self.events: Signal[EngineEvent] = Signal("engine events")
         self._refresh_pending = False
         self._advertise_pending = False
@@ -365,6 +366,11 @@ class Engine:
         self.endpoint = url
         self._advertise()
 
+    def listening_locally(self, path: Path | None) -> None:
+        """`connect` reaches the engine at the Unix socket `path` (None: no longer)."""
+        self.local_socket = path
+        self._advertise()
+
     def _advertise(self) -> None:
         self._advertise_pending = False
         try:
@@ -389,6 +395,7 @@ class Engine:
             "version": __version__,
             "endpoint": self.endpoint,
             "urls": {m: f"{self.endpoint}/{m}" for m in MODES} if self.endpoint.startswith("http") else {},
+            "socket": str(self.local_socket) if self.local_socket else None,
             "token_file": str(token_file) if (token_file := self.identity.token_file) else None,
             "front_end": self.identity.front_end,
             "mode": self.router.mode,

@@ -2,21 +2,28 @@
 
 The bearer token is made (or reused) in the runtime directory, the endpoint is served on the
 config's port (or the one asked for), and once it listens the engine advertises where, so
-`mcpmanager status`, `connect` and a second `mcpmanager` find it.
+`mcpmanager status`, `connect` and a second `mcpmanager` find it. Beside it, on this machine's own
+endpoint, the local socket `connect` relays over (`serve/local_socket.py`), advertised likewise.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from pathlib import Path
+
+import anyio
 
 from mcpmanager.core.engine.engine import Engine
 from mcpmanager.core.serve.bearer_token import ensure_token, token_path
 from mcpmanager.core.serve.exposure import LOCAL, Exposure
 from mcpmanager.core.serve.http import serve_http
+from mcpmanager.core.serve.local_socket import available, serve_local, socket_path
 from mcpmanager.core.serve.routes import Controls
 from mcpmanager.core.system.paths import Paths
 from mcpmanager.core.tasks import spawn
+
+logger = logging.getLogger(__name__)
 
 
 def token_file(paths: Paths) -> Path:
@@ -46,7 +53,26 @@ async def host_http(
     if exposure.tokens is not None:
         every = {}  # a gateway's token holders are its users, not this machine's front end
 
-    await serve_http(engine.router, chosen, listening, token=token, controls=every, exposure=exposure)
+    async with anyio.create_task_group() as tg:
+        if exposure == LOCAL:
+            tg.start_soon(host_local, engine, token)
+        await serve_http(engine.router, chosen, listening, token=token, controls=every, exposure=exposure)
+        tg.cancel_scope.cancel()
+
+
+async def host_local(engine: Engine, token: str) -> None:
+    """The local socket for `connect`, until cancelled; none (HTTP serves `connect` then) where the
+    platform or the runtime directory's path allows none, or it cannot be bound."""
+    path = socket_path(engine.paths.runtime_dir) if available() else None
+    if path is None:
+        return
+    try:
+        await serve_local(engine.router, path, token, engine.listening_locally)
+    except OSError as exc:
+        logger.warning("no local socket for connect (it relays over HTTP instead): %s", exc.strerror or exc)
+    finally:
+        if engine.local_socket is not None:
+            engine.listening_locally(None)
 
 
 def reconnect(engine: Engine, server: str) -> None:

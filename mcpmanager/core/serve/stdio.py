@@ -17,7 +17,8 @@ import fcntl
 import json
 import os
 import re
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import AbstractAsyncContextManager
 
 import anyio
 import mcp_types as types
@@ -25,6 +26,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
+from mcpmanager.core.config.modes import Mode
 from mcpmanager.core.proxy.router import Router
 from mcpmanager.core.proxy.wire_lane import WireLane
 from mcpmanager.core.sdk_compat import TransportStreams
@@ -38,11 +40,19 @@ _CHUNK = 65536
 async def serve_stdio(router: Router, fds: tuple[int, int] | None = None) -> None:
     """Serve one client over our stdin/stdout until it closes stdin (`fds`: over this pair of pipe
     ends instead, read and write, which it then owns)."""
-    mode_server = router.mode_server()
+    await serve_session(router, None, lambda lane: stdio_transport(lane, fds))
+
+
+Transport = Callable[[WireLane | None], AbstractAsyncContextManager[TransportStreams]]  # given the lane
+
+
+async def serve_session(router: Router, mode: Mode | None, transport: Transport) -> None:
+    """One client's session in `mode` (None: the engine's) over `transport`, its lane ahead of it."""
+    mode_server = router.mode_server(mode)
     server = mode_server.server
     lane = mode_server.wire_lane()
     with lane.serving() if lane is not None else contextlib.nullcontext():
-        async with stdio_transport(lane, fds) as (read_stream, write_stream):
+        async with transport(lane) as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
@@ -70,26 +80,35 @@ async def stdio_transport(
     read_transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), in_file)
     write_transport, write_protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, out_file)
     writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
-
-    to_session, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](0)
-    out = _Out(writer, write_stream)
     try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_pump_in, reader, to_session, out, lane)
-            tg.start_soon(_pump_out, out, from_session)
-            try:
-                yield read_stream, write_stream
-            finally:
-                if lane is not None:
-                    with anyio.move_on_after(5, shield=True):  # its servers told of what it gives up
-                        await lane.close()
-                tg.cancel_scope.cancel()
+        async with line_transport(reader, writer, lane) as streams:
+            yield streams
     finally:
         read_transport.close()
         write_transport.close()
         if saved is not None:
             _restore(saved)
+
+
+@contextlib.asynccontextmanager
+async def line_transport(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, lane: WireLane | None
+) -> AsyncIterator[TransportStreams]:
+    """The session's streams over JSON-RPC lines read from `reader` and written to `writer` (which
+    the caller closes); `lane`: calls answered ahead of the session."""
+    to_session, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](0)
+    out = _Out(writer, write_stream)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_pump_in, reader, to_session, out, lane)
+        tg.start_soon(_pump_out, out, from_session)
+        try:
+            yield read_stream, write_stream
+        finally:
+            if lane is not None:
+                with anyio.move_on_after(5, shield=True):  # its servers told of what it gives up
+                    await lane.close()
+            tg.cancel_scope.cancel()
 
 
 class _Out:

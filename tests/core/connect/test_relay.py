@@ -1,7 +1,8 @@
-"""The `connect` relay, fast: a client's JSON-RPC lines relayed to an engine served over Streamable
-HTTP in this process (fake child processes behind it) — the handshake, requests and answers, and
-what happens to a tool call in flight when the engine goes away. The relay as clients launch it, as
-a subprocess in front of real engines: tests/e2e/test_connect.py."""
+"""The `connect` relay, fast: a client's JSON-RPC lines relayed to an engine served in this process
+(fake child processes behind it), over each link — the engine's local socket and its Streamable
+HTTP endpoint — the handshake, requests and answers, and what happens to a tool call in flight when
+the engine goes away. The relay as clients launch it, as a subprocess in front of real engines:
+tests/e2e/test_connect.py."""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream
 
 from mcpmanager.core.config.load import parse_config
+from mcpmanager.core.connect.http_relay import HttpRelay
 from mcpmanager.core.connect.relay import MAYBE_RUN, Endpoint, Relay
+from mcpmanager.core.connect.socket_relay import SocketRelay
 from mcpmanager.core.engine.engine import Engine
 from mcpmanager.core.engine.host import host_http
 from mcpmanager.core.serve.bearer_token import ensure_token
@@ -29,6 +32,7 @@ from tests.helpers.memory_servers import MemoryServer
 
 CONFIG = json.dumps({"mcpServers": {"notes": {"command": "notes-server"}}, "supervisor": {"stopGrace": 0.1}})
 HANDSHAKE = "2025-11-25"
+LINKS: dict[str, type[Relay]] = {"socket": SocketRelay, "http": HttpRelay}
 
 
 def message(id: int | None, method: str, **params: Any) -> bytes:
@@ -51,10 +55,10 @@ class Engines:
         self.paths = Paths.resolve(env={"MCPMANAGER_HOME": str(home)})
         self.tg = tg
         self.server = MemoryServer("notes")
-        self.current: tuple[Engine, anyio.CancelScope, str] | None = None
+        self.current: tuple[Engine, anyio.CancelScope, Endpoint] | None = None
         self.found = 0
 
-    async def start(self) -> str:
+    async def start(self) -> Endpoint:
         engine = Engine(parse_config(CONFIG, "test"), self.paths, "direct", spawner=FakeSpawner(notes=self.server))
         await engine.start()
         urls: list[str] = []
@@ -68,8 +72,10 @@ class Engines:
         with anyio.fail_after(10):
             while not urls or engine.downstreams["notes"].status.state is not State.READY:
                 await anyio.sleep(0.01)
-        self.current = (engine, scope, urls[0])
-        return urls[0]
+        assert engine.local_socket is not None  # served beside HTTP on this machine
+        endpoint = Endpoint(urls[0], ensure_token(self.paths.runtime_dir), str(engine.local_socket))
+        self.current = (engine, scope, endpoint)
+        return endpoint
 
     async def stop(self) -> None:
         assert self.current is not None
@@ -85,7 +91,7 @@ class Engines:
         while time.monotonic() < deadline:
             current = self.current
             if current is not None:
-                return current[2], ensure_token(self.paths.runtime_dir)
+                return current[2]
             time.sleep(0.02)
         raise RuntimeError("no engine came up")
 
@@ -120,11 +126,10 @@ class Client:
 
 
 @asynccontextmanager
-async def relayed(home: Path) -> AsyncIterator[tuple[Engines, Client, Callable[[], None]]]:
+async def relayed(home: Path, link: str) -> AsyncIterator[tuple[Engines, Client, Callable[[], None]]]:
     async with anyio.create_task_group() as tg:
         engines, client = Engines(home, tg), Client()
-        url = await engines.start()
-        relay = Relay(engines.find, client.write, (url, ensure_token(engines.paths.runtime_dir)))
+        relay = LINKS[link](engines.find, client.write, await engines.start())
         tg.start_soon(relay.run, client.lines())
         try:
             yield engines, client, client.send.close
@@ -140,8 +145,9 @@ def home(tmp_path: Path) -> Path:
     return tmp_path / "home"
 
 
-async def test_the_handshake_requests_and_answers_pass_through(home: Path) -> None:
-    async with relayed(home) as (_, client, _close):
+@pytest.mark.parametrize("link", LINKS)
+async def test_the_handshake_requests_and_answers_pass_through(home: Path, link: str) -> None:
+    async with relayed(home, link) as (_, client, _close):
         await client.send.send(INITIALIZE)
         initialized = await client.answer(1)
         assert initialized["result"]["protocolVersion"] == HANDSHAKE
@@ -153,8 +159,9 @@ async def test_the_handshake_requests_and_answers_pass_through(home: Path) -> No
         assert answered["result"]["content"][0]["text"] == "through the relay"
 
 
-async def test_a_call_in_flight_when_the_engine_goes_away_may_or_may_not_have_run(home: Path) -> None:
-    async with relayed(home) as (engines, client, _close):
+@pytest.mark.parametrize("link", LINKS)
+async def test_a_call_in_flight_when_the_engine_goes_away_may_or_may_not_have_run(home: Path, link: str) -> None:
+    async with relayed(home, link) as (engines, client, _close):
         await client.send.send(INITIALIZE)
         await client.answer(1)
         await client.send.send(INITIALIZED)

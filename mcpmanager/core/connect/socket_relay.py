@@ -1,0 +1,134 @@
+"""The `connect` relay over the engine's local socket (`serve/local_socket.py`).
+
+The engine serves the socket as `serve --stdio` serves its stdin, so nothing needs translating: the
+client's lines go to the socket as they came, in their order, and the engine's lines to the client
+as they come. What the shared relay keeps an eye on (the requests in flight, the handshake to
+replay) is all that is read of them. Notifications, cancellations, the engine's own requests and
+list_changed all travel on the one connection: there is no second stream to keep open.
+
+While the engine is away and a new one is being reached, the client's lines wait, in order, for it.
+While it is away and nothing asked for a new one (the user quit the app; the client sits idle),
+what is no request — a notification, an answer to the gone engine's request — is dropped: the new
+engine starts from the replayed handshake.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import anyio
+
+from mcpmanager.core.connect.relay import (
+    Endpoint,
+    FindEngine,
+    Message,
+    NoEngine,
+    Pending,
+    Relay,
+    WriteLine,
+    lost_at,
+    parse,
+)
+from mcpmanager.core.serve.local_hello import hello_line, refusal_of
+
+logger = logging.getLogger(__name__)
+
+LIMIT = 64 * 1024 * 1024  # one JSON-RPC line may carry a large tool result
+HELLO_WAIT = 10.0  # seconds for the engine to answer the hello (a busy engine may take a moment)
+
+
+class SocketRelay(Relay):
+    def __init__(self, find_engine: FindEngine, write: WriteLine, endpoint: Endpoint | None = None) -> None:
+        super().__init__(find_engine, write, endpoint)
+        self._writer: asyncio.StreamWriter | None = None
+        self._handshake = anyio.Event()  # the replayed handshake answered, or its connection gone
+
+    async def _open(self, endpoint: Endpoint) -> None:
+        if endpoint.socket is None:
+            raise NoEngine("the engine running now offers no local socket (an older mcpmanager?): restart the client")
+        generation = self._generation
+        try:
+            reader, writer = await asyncio.open_unix_connection(endpoint.socket, limit=LIMIT)
+        except OSError as exc:  # gone, or not listening yet
+            raise lost_at(generation, f"cannot reach {endpoint.socket}: {exc.strerror or exc}") from exc
+        try:
+            writer.write(hello_line(endpoint.token, endpoint.mode))
+            with anyio.fail_after(HELLO_WAIT):
+                answer = await reader.readline()
+        except (OSError, TimeoutError) as exc:
+            writer.close()
+            raise lost_at(generation, f"the engine did not answer the hello ({type(exc).__name__})") from exc
+        refusal = refusal_of(answer)
+        if refusal is not None:
+            writer.close()
+            raise lost_at(generation, f"the engine refused the bridge ({refusal})")
+        if self._writer is not None:
+            self._writer.close()
+        self._writer = writer
+        self._handshake = anyio.Event()
+        self._spawn(self._read(reader, generation))
+
+    async def _end_session(self) -> None:
+        if self._writer is not None:
+            self._writer.close()  # the engine ends the session at once
+
+    # Client → engine ------------------------------------------------------------------------------
+
+    async def _forward(self, raw: bytes, message: Message | None, request: Pending | None) -> None:
+        if not self._connected.is_set():
+            if request is None and self._dormant:
+                logger.info("no engine: dropped %r", raw[:200])
+                return
+            if request is not None:
+                request.refused = True  # not sent yet: safe to send to whichever engine comes
+            await self._connected.wait()
+            if request is not None:
+                if self._pending.get(request.message.get("id")) is not request:
+                    return  # an engine was lost meanwhile, and `_resend` sends this again
+                request.refused = False
+        await self._send(raw)
+
+    async def _resend(self, request: Pending) -> None:
+        with request.scope:
+            await self._connected.wait()
+            request.refused = False
+            await self._send(request.raw)
+
+    async def _send(self, raw: bytes) -> None:
+        assert self._writer is not None
+        try:
+            self._writer.write(raw if raw.endswith(b"\n") else raw + b"\n")
+            await self._writer.drain()
+        except ConnectionError as exc:  # its reader sees the same, and handles the loss
+            logger.info("the engine's socket closed under a write (%s)", exc)
+
+    async def _replay(self) -> None:
+        replay, _ = self._replayed_initialize()
+        await self._send(replay)
+        with anyio.move_on_after(HELLO_WAIT):
+            await self._handshake.wait()
+        if not self._handshake.is_set():
+            raise lost_at(self._generation, f"the engine did not answer the handshake within {HELLO_WAIT:g} s")
+        if self._dead == self._generation:
+            raise lost_at(self._generation, "the engine closed before answering the handshake")
+        if self._initialized is not None:
+            await self._send(self._initialized)
+
+    def _replay_answered(self, message: Message) -> None:
+        self._handshake.set()
+
+    # Engine → client ------------------------------------------------------------------------------
+
+    async def _read(self, reader: asyncio.StreamReader, generation: int) -> None:
+        why = "the engine closed the connection"
+        try:
+            while line := await reader.readline():
+                await self._to_client(line, parse(line))
+        except ValueError:  # a line over LIMIT (asyncio's LimitOverrunError)
+            why = f"the engine sent a line over {LIMIT >> 20} MiB"
+        except ConnectionError as exc:
+            why = f"the engine's connection broke ({exc})"
+        if generation == self._generation:
+            self._handshake.set()  # a replay waiting for its answer gets none (`_lost` marks it dead)
+        raise lost_at(generation, why)
