@@ -310,6 +310,8 @@ def _status(args: argparse.Namespace) -> int:
 
 def _format_engine(info: dict[str, Any]) -> str:
     lines = [f"engine pid {info.get('pid')} ({info.get('mode')} mode) at {info.get('endpoint')}"]
+    if info.get("socket"):  # where `mcpmanager connect` reaches it (docs/protocol.md)
+        lines[0] += f", for connect at {info['socket']}"
     lines.append(f"  config {info.get('config')}; {info.get('tools')} tools")
     if info.get("config_error"):
         lines.append(f"  config change refused (the running setup stays): {info['config_error']}")

@@ -48,6 +48,9 @@ async def test_connect_starts_an_engine_then_reaches_it_in_each_mode(user: Path,
         [engine] = engines(user)
         assert engine["front_end"] == "background"  # no display: the headless engine, detached
         assert socket_sessions(engine["socket"]) == (1 if link == "socket" else 0)
+        status = await anyio.run_process([sys.executable, "-m", "mcpmanager", "status"], env=bridge_env(user))
+        where = f"at {engine['endpoint']}, for connect at {engine['socket']}"  # the socket either way
+        assert status.stdout.decode().splitlines()[0] == f"engine pid {engine['pid']} ({engine['mode']} mode) {where}"
         await wait_for(lambda: has(direct, {"a__echo", "b__echo"}), timeout=30)
         assert text_of(await direct.call_tool("b__echo", {"text": "through the bridge"})) == "through the bridge"
 
