@@ -17,7 +17,6 @@ import anyio
 
 from mcpmanager.core.config.modes import MODES
 from mcpmanager.core.connect.engine_starter import endpoint_of, find_or_start
-from mcpmanager.core.connect.http_relay import HttpRelay
 from mcpmanager.core.connect.relay import Endpoint, NoEngine, Relay
 from mcpmanager.core.connect.socket_relay import SocketRelay
 from mcpmanager.core.connect.stdio_lines import stdio_lines
@@ -54,7 +53,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     async def relay() -> None:
-        link: type[Relay] = SocketRelay if first.socket is not None else HttpRelay
+        link: type[Relay] = SocketRelay
+        if first.socket is None:  # (httpx only where it is used: a client waits for this to start)
+            from mcpmanager.core.connect.http_relay import HttpRelay
+
+            link = HttpRelay
         async with stdio_lines() as (lines, write):
             await link(find, write, first).run(lines)
 
