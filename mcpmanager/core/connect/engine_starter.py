@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +48,13 @@ def start_in_background(paths: Paths, command: list[str] | None = None) -> subpr
     else:
         options["start_new_session"] = True
     try:
-        return subprocess.Popen(command or background_command(paths), **options)
+        process = subprocess.Popen(command or background_command(paths), **options)
     finally:
         log.close()
+    # Reaped when it exits: a killed engine left a zombie would keep its advertisement alive (its pid
+    # exists) for as long as this `connect` runs, and every `connect` would wait on it for ever.
+    threading.Thread(target=process.wait, name="reap the engine", daemon=True).start()
+    return process
 
 
 def find_or_start(paths: Paths, budget: float, start: bool = True) -> dict[str, Any]:

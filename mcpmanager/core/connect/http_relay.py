@@ -148,7 +148,11 @@ class HttpRelay(Relay):
             # plain-text 500): the client still gets an answer, or it would wait forever.
             text = body.decode(errors="replace").strip()[:200]
             logger.warning("the engine answered HTTP %s without a JSON-RPC answer: %r", status, text)
-            await self._unanswered(request, f"HTTP {status}{': ' + text if text else ''}")
+            why = f"HTTP {status}{': ' + text if text else ''}"
+            if 400 <= status < 500:  # refused before it ran (too large, say): not "may or may not have run"
+                await self._error(request, -32600, f"mcpmanager's engine refused the request ({why})")
+            else:
+                await self._unanswered(request, why)
         elif body.strip():
             await self._to_client(body, answer)
 

@@ -83,6 +83,7 @@ class Relay:
         self._write = write
         self._version: str | None = None  # the handshake's
         self._initialize: bytes | None = None
+        self._initialize_id: Any = None
         self._initialized: bytes | None = None
         self._pending: dict[Any, Pending] = {}
         self._connected = anyio.Event()
@@ -179,7 +180,7 @@ class Relay:
             request = Pending(line, message)
             self._pending[message["id"]] = request
             if method == "initialize":
-                self._initialize = line
+                self._initialize, self._initialize_id = line, message["id"]
             await self._forward(line, message, request)
             return
         if method == "notifications/initialized":
@@ -210,12 +211,16 @@ class Relay:
         """The new engine answered the replayed handshake (a link waiting for it is told here)."""
 
     async def _unanswered(self, request: Pending, why: str) -> None:
-        request_id = request.message.get("id")
         if request.message.get("method") in NOT_REPEATED:
             await self._interrupted(request, f"mcpmanager's engine failed during this call ({why}); {MAYBE_RUN}")
             return
+        await self._error(request, -32603, f"mcpmanager's engine did not answer ({why})")
+
+    async def _error(self, request: Pending, code: int, text: str) -> None:
+        """The request's answer, a JSON-RPC error."""
+        request_id = request.message.get("id")
         self._pending.pop(request_id, None)
-        error = {"code": -32603, "message": f"mcpmanager's engine did not answer ({why})"}
+        error = {"code": code, "message": text}
         await self._write(json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode() + b"\n")
 
     # The engine went away -------------------------------------------------------------------------
@@ -255,7 +260,7 @@ class Relay:
         finally:
             self._reconnecting = False
         self._connected.set()
-        if self._initialize is not None:  # a handshake-era client; modern clients re-listen on their own
+        if self._handshaken():  # a handshake-era client; modern clients re-listen on their own
             note = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
             await self._write(json.dumps(note).encode() + b"\n")
 
@@ -266,11 +271,16 @@ class Relay:
             await anyio.sleep(RECONNECT_PAUSE)
             try:
                 await self._connect()
-                if self._initialize is not None:
+                if self._handshaken():
                     await self._replay()
                 return
             except Lost as exc:
                 logger.info("the engine found is not serving yet (%s)", exc)
+
+    def _handshaken(self) -> bool:
+        """Whether the client's handshake was answered (one still waiting is sent as it is, not
+        replayed: the new engine would get it twice, and the client a list_changed before it)."""
+        return self._initialize is not None and self._initialize_id not in self._pending
 
     async def _interrupted(self, request: Pending, text: str = INTERRUPTED) -> None:
         """The tool call's answer, as a tool error the model can read and act on."""

@@ -30,11 +30,12 @@ from mcpmanager.core.connect.relay import (
     lost_at,
     parse,
 )
+from mcpmanager.core.connect.stdio_lines import read_line
 from mcpmanager.core.serve.local_hello import hello_line, refusal_of
 
 logger = logging.getLogger(__name__)
 
-LIMIT = 64 * 1024 * 1024  # one JSON-RPC line may carry a large tool result
+LIMIT = 64 * 1024 * 1024  # bytes read ahead from the engine (a longer line is read in pieces: `read_line`)
 HELLO_WAIT = 10.0  # seconds for the engine to answer the hello (a busy engine may take a moment)
 
 
@@ -43,6 +44,7 @@ class SocketRelay(Relay):
         super().__init__(find_engine, write, endpoint)
         self._writer: asyncio.StreamWriter | None = None
         self._handshake = anyio.Event()  # the replayed handshake answered, or its connection gone
+        self._queue: anyio.Event | None = None  # set once the last line waiting for an engine is sent
 
     async def _open(self, endpoint: Endpoint) -> None:
         if endpoint.socket is None:
@@ -60,9 +62,9 @@ class SocketRelay(Relay):
             writer.close()
             raise lost_at(generation, f"the engine did not answer the hello ({type(exc).__name__})") from exc
         refusal = refusal_of(answer)
-        if refusal is not None:
+        if refusal is not None:  # (it may quote what came back: a peer that echoes says the token)
             writer.close()
-            raise lost_at(generation, f"the engine refused the bridge ({refusal})")
+            raise lost_at(generation, f"the engine refused the bridge ({refusal.replace(endpoint.token, '***')})")
         if self._writer is not None:
             self._writer.close()
         self._writer = writer
@@ -76,29 +78,46 @@ class SocketRelay(Relay):
     # Client → engine ------------------------------------------------------------------------------
 
     async def _forward(self, raw: bytes, message: Message | None, request: Pending | None) -> None:
-        if not self._connected.is_set():
-            if request is None and self._dormant:
-                logger.info("no engine: dropped %r", raw[:200])
-                return
-            if request is not None:
-                request.refused = True  # not sent yet: safe to send to whichever engine comes
+        if self._connected.is_set() and (self._queue is None or self._queue.is_set()):
+            await self._send(raw, request)
+            return
+        if request is None and self._dormant:
+            logger.info("no engine: dropped %r", raw[:200])
+            return
+        if request is not None:
+            request.refused = True  # not sent yet: safe to send to whichever engine comes
+        # It waits for the engine in a task of its own, behind the lines that wait already (their
+        # order kept): the client's next lines are read meanwhile, its end of input among them.
+        ahead, self._queue = self._queue, anyio.Event()
+        self._spawn(self._send_when_connected(raw, request, ahead, self._queue))
+
+    async def _send_when_connected(
+        self, raw: bytes, request: Pending | None, ahead: anyio.Event | None, sent: anyio.Event
+    ) -> None:
+        try:
+            if ahead is not None:
+                await ahead.wait()
             await self._connected.wait()
             if request is not None:
                 if self._pending.get(request.message.get("id")) is not request:
                     return  # an engine was lost meanwhile, and `_resend` sends this again
                 request.refused = False
-        await self._send(raw)
+            await self._send(raw, request)
+        finally:
+            sent.set()
 
     async def _resend(self, request: Pending) -> None:
         with request.scope:
             await self._connected.wait()
             request.refused = False
-            await self._send(request.raw)
+            await self._send(request.raw, request)
 
-    async def _send(self, raw: bytes) -> None:
+    async def _send(self, raw: bytes, request: Pending | None = None) -> None:
         assert self._writer is not None
         try:
             self._writer.write(raw if raw.endswith(b"\n") else raw + b"\n")
+            if request is not None and self._writer.transport.is_closing():
+                request.refused = True  # it never left: the engine's end was closed (it is safe to send again)
             await self._writer.drain()
         except ConnectionError as exc:  # its reader sees the same, and handles the loss
             logger.info("the engine's socket closed under a write (%s)", exc)
@@ -123,10 +142,8 @@ class SocketRelay(Relay):
     async def _read(self, reader: asyncio.StreamReader, generation: int) -> None:
         why = "the engine closed the connection"
         try:
-            while line := await reader.readline():
+            while line := await read_line(reader):
                 await self._to_client(line, parse(line))
-        except ValueError:  # a line over LIMIT (asyncio's LimitOverrunError)
-            why = f"the engine sent a line over {LIMIT >> 20} MiB"
         except ConnectionError as exc:
             why = f"the engine's connection broke ({exc})"
         if generation == self._generation:

@@ -17,7 +17,7 @@ import anyio
 
 from mcpmanager.core.system.pipes import pollable
 
-_LIMIT = 64 * 1024 * 1024  # one JSON-RPC line may carry a large tool result
+_LIMIT = 64 * 1024 * 1024  # bytes read ahead (a longer line is read in pieces: `read_line`)
 
 
 @contextlib.asynccontextmanager
@@ -32,7 +32,7 @@ async def stdio_lines() -> AsyncIterator[tuple[AsyncIterator[bytes], Callable[[b
         writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
 
         async def lines() -> AsyncIterator[bytes]:
-            while line := await reader.readline():
+            while line := await read_line(reader):
                 yield line
 
         async def write(line: bytes) -> None:
@@ -57,3 +57,19 @@ async def stdio_lines() -> AsyncIterator[tuple[AsyncIterator[bytes], Callable[[b
             await anyio.to_thread.run_sync(lambda: (sys.stdout.buffer.write(line), sys.stdout.buffer.flush()))
 
     yield thread_lines(), thread_write
+
+
+async def read_line(reader: asyncio.StreamReader) -> bytes:
+    """The next line (b"" at the end), however long: the relay sets no cap of its own (the engine
+    answers a request over its cap with an error naming its id; a tool result has none)."""
+    parts: list[bytes] = []
+    while True:
+        try:
+            parts.append(await reader.readuntil(b"\n"))
+            break
+        except asyncio.LimitOverrunError as exc:  # no newline within the limit: take what there is, read on
+            parts.append(await reader.readexactly(exc.consumed))
+        except asyncio.IncompleteReadError as exc:  # the end: a last line without its newline, or nothing
+            parts.append(exc.partial)
+            break
+    return parts[0] if len(parts) == 1 else b"".join(parts)

@@ -70,9 +70,11 @@ async def host_local(engine: Engine, token: str) -> None:
         await serve_local(engine.router, path, token, engine.listening_locally)
     except OSError as exc:
         logger.warning("no local socket for connect (it relays over HTTP instead): %s", exc.strerror or exc)
-    finally:
         if engine.local_socket is not None:
             engine.listening_locally(None)
+    # Stopping (cancelled), the advertisement keeps naming the socket, whose file is gone: a relay that
+    # looks meanwhile (the engine stops its servers first) cannot reach it and tries again. Advertised
+    # without one, the engine would read as an HTTP-only one, and the relay gives up on those.
 
 
 def reconnect(engine: Engine, server: str) -> None:

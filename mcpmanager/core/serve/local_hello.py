@@ -25,12 +25,11 @@ def check_hello(line: bytes, token: str) -> tuple[Mode | None, str | None]:
     """(the mode asked for, None: the engine's; None) or (None, why the peer is refused)."""
     try:
         hello: Any = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # (deeply nested: RecursionError, not ValueError)
         return None, "a hello that is not JSON"
     if not isinstance(hello, dict) or hello.get("mcpmanager") != HELLO:
         return None, f"not a {HELLO} hello"
-    presented = hello.get("token")
-    if not isinstance(presented, str) or not matches(presented, token):
+    if not _is_token(hello.get("token"), token):
         return None, "wrong token"
     mode = hello.get("mode")
     if mode is not None and mode not in MODES:
@@ -38,11 +37,18 @@ def check_hello(line: bytes, token: str) -> tuple[Mode | None, str | None]:
     return mode, None
 
 
+def _is_token(presented: Any, token: str) -> bool:
+    try:
+        return isinstance(presented, str) and matches(presented, token)
+    except UnicodeEncodeError:  # a lone surrogate (an escaped one in the JSON): not ours, and no reason to fail
+        return False
+
+
 def refusal_of(line: bytes) -> str | None:
     """What the engine's answer says: None when it serves, else why not."""
     try:
         answer: Any = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         answer = None
     if isinstance(answer, dict) and answer.get("ok") is True:
         return None

@@ -36,6 +36,7 @@ from mcpmanager.core.system.process_groups import pid_exists
 logger = logging.getLogger(__name__)
 
 HELLO_TIMEOUT = 5.0  # seconds a peer has to say hello before it is let go
+ACCEPT_PAUSE = 0.2  # seconds before accepting again after an accept failed (out of descriptors)
 HELLO_LIMIT = 2**16  # bytes: asyncio's line limit (a hello is a token and a mode)
 _SUN_PATH_MAX = 104  # bytes a socket's path may take on every Unix (108 on Linux, 104 on macOS)
 _NAME = re.compile(r"^engine-(\d+)\.sock$")
@@ -60,8 +61,19 @@ async def serve_local(router: Router, path: Path, token: str, on_listening: Call
         loop = asyncio.get_running_loop()
         on_listening(path)
         async with anyio.create_task_group() as tg:
+            failing = False
             while True:
-                connection, _ = await loop.sock_accept(listener)
+                try:
+                    connection, _ = await loop.sock_accept(listener)
+                except OSError as exc:
+                    # Out of descriptors (EMFILE), or a peer gone before it was taken: it passes. Raised
+                    # here, it would end every session, and the engine with them (out of this task group).
+                    if not failing:
+                        logger.warning("cannot take a local connection (will retry): %s", exc.strerror or exc)
+                    failing = True
+                    await anyio.sleep(ACCEPT_PAUSE)
+                    continue
+                failing = False
                 tg.start_soon(_session, router, connection, token)
     finally:
         listener.close()
@@ -99,12 +111,14 @@ async def _session(router: Router, connection: socket.socket, token: str) -> Non
     try:
         mode, refusal = await _hello(reader, token)
         writer.write(answer_line(refusal))
-        if refusal:
-            logger.warning("refused a local connection: %s", refusal)
+        if refusal:  # (it may repeat what the peer sent: never the token)
+            logger.warning("refused a local connection: %s", refusal.replace(token, "***"))
             return
         await serve_session(router, mode, lambda lane: line_transport(reader, writer, lane))
     except ConnectionError:
         pass  # the client left
+    except Exception as exc:  # one connection's failure must not end the listener (and the engine with it)
+        logger.warning("a local connection failed (%s)", type(exc).__name__, exc_info=True)
     finally:
         transport.close()
 

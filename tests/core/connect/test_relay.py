@@ -179,3 +179,18 @@ async def test_a_call_in_flight_when_the_engine_goes_away_may_or_may_not_have_ru
         assert engines.server.calls == [("block", {})]
         assert engines.found == 1  # found again once, by the relay
         assert "notifications/tools/list_changed" in client.notifications  # the new engine's tools may differ
+
+
+@pytest.mark.parametrize("link", LINKS)
+async def test_a_handshake_sent_while_no_engine_serves_is_sent_once_when_one_does(home: Path, link: str) -> None:
+    """Not replayed as well: the new engine would get it twice, the client a list_changed before it."""
+    async with relayed(home, link) as (engines, client, _close):
+        await engines.stop()  # the engine the relay found goes before the client says anything
+        await anyio.sleep(0.3)  # (the socket relay sees its end close)
+        await client.send.send(INITIALIZE)
+        await engines.start()
+        assert (await client.answer(1))["result"]["protocolVersion"] == HANDSHAKE
+        await client.send.send(INITIALIZED)
+        await client.send.send(message(2, "tools/list"))
+        assert [t["name"] for t in (await client.answer(2))["result"]["tools"]] == ["echo", "block"]
+        assert client.notifications == []  # nothing to list again: it had listed nothing yet
