@@ -43,6 +43,8 @@ def forms(secret: str) -> list[bytes]:
 def files_holding(home: Path, secret: str) -> list[str]:
     found = []
     for path in home.rglob("*"):
+        if path.is_socket():  # the engine's local socket: nothing is stored in it
+            continue
         try:
             data = path.read_bytes()
         except (IsADirectoryError, FileNotFoundError):  # a folder, or a temporary file already renamed

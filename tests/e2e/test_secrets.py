@@ -117,6 +117,8 @@ def leaks(home: Path) -> dict[str, list[str]]:
     """Every file under `home`, read as bytes, and the secrets found in it."""
     found: dict[str, list[str]] = {}
     for path in home.rglob("*"):
+        if path.is_socket():  # the engine's local socket: nothing is stored in it
+            continue
         try:
             data = path.read_bytes()
         except (IsADirectoryError, FileNotFoundError):  # a folder, or a temporary file already renamed

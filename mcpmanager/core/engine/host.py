@@ -53,11 +53,17 @@ async def host_http(
     if exposure.tokens is not None:
         every = {}  # a gateway's token holders are its users, not this machine's front end
 
+    failure: Exception | None = None
     async with anyio.create_task_group() as tg:
         if exposure == LOCAL:
             tg.start_soon(host_local, engine, token)
-        await serve_http(engine.router, chosen, listening, token=token, controls=every, exposure=exposure)
+        try:
+            await serve_http(engine.router, chosen, listening, token=token, controls=every, exposure=exposure)
+        except Exception as exc:  # raised below as it is, not in the task group's exception group:
+            failure = exc  # callers name a busy port in one line (`except* PortUnavailable`)
         tg.cancel_scope.cancel()
+    if failure is not None:
+        raise failure
 
 
 async def host_local(engine: Engine, token: str) -> None:

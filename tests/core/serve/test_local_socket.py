@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 import stat
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -24,6 +25,7 @@ from mcpmanager.core.engine.engine import Engine
 from mcpmanager.core.engine.host import host_http
 from mcpmanager.core.serve import local_socket
 from mcpmanager.core.serve.bearer_token import ensure_token
+from mcpmanager.core.serve.http import PortUnavailable
 from mcpmanager.core.serve.local_hello import hello_line
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.system.paths import Paths
@@ -182,3 +184,15 @@ def test_no_socket_where_the_runtime_directory_is_too_deep_for_one(tmp_path: Pat
     assert local_socket.socket_path(Path("/run/user/1000/mcpmanager")) == Path(
         f"/run/user/1000/mcpmanager/engine-{os.getpid()}.sock"
     )
+
+
+async def test_a_busy_port_is_raised_as_it_is_and_the_socket_goes_with_it(home: Path) -> None:
+    """Not inside the task group's exception group: the CLI and the window say it in one line."""
+    paths = Paths.resolve(env={"MCPMANAGER_HOME": str(home)})
+    engine = Engine(parse_config(CONFIG, "test"), paths, "discovery", spawner=FakeSpawner(notes=MemoryServer("notes")))
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        with pytest.raises(PortUnavailable, match="Address already in use"):
+            await host_http(engine, busy.getsockname()[1])
+    assert list((home / "run").glob("*.sock")) == []
