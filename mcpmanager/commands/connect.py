@@ -31,7 +31,7 @@ def add_parser(commands: Any) -> None:
     )
     parser.add_argument("--mode", choices=MODES, help="what this client sees (default: the engine's)")
     parser.add_argument("--no-start", action="store_true", help="fail instead of starting an engine")
-    wait = f"seconds to wait for a started engine (default {DEFAULT_WAIT:g})"
+    wait = f"seconds to wait for a started engine, or for one to answer again (default {DEFAULT_WAIT:g})"
     parser.add_argument("--wait", type=float, default=DEFAULT_WAIT, help=wait)
     http = "relay over the engine's HTTP endpoint even where it offers a local socket"
     parser.add_argument("--http", action="store_true", help=http)
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
 
             link = HttpRelay
         async with stdio_lines() as (lines, write):
-            await link(find, write, first).run(lines)
+            await link(find, write, first, args.wait).run(lines)
 
     status = 0
     try:

@@ -175,18 +175,20 @@ async def test_a_request_sent_while_the_engine_stops_is_answered_by_the_next_one
     for the next rather than give up on the client."""
     config = configure(user, ["--stubborn"], stopGrace=2)
     engine = spawn_serve_http(config, user, user / "serve-http-stderr.log")
-    bridge = await Bridge.start(user, link)
     try:
-        await wait_for(lambda: engines(user), timeout=30)
-        await bridge.handshake()
-        await bridge.wait_for_tools({"a__echo", "b__echo"})
-        engine.send_signal(signal.SIGTERM)
-        await anyio.sleep(0.5)  # stopping its servers; still advertised
-        assert engine.poll() is None and engines(user)
-        assert text(await bridge.call(1, "b__echo", 60, text="after")) == "after"
-        assert engine_pid(user) != engine.pid
+        await wait_for(lambda: engines(user), timeout=30)  # (before `connect`, or it starts one of its own)
+        bridge = await Bridge.start(user, link)
+        try:
+            await bridge.handshake()
+            await bridge.wait_for_tools({"a__echo", "b__echo"})
+            engine.send_signal(signal.SIGTERM)
+            await anyio.sleep(0.5)  # stopping its servers; still advertised
+            assert engine.poll() is None and engines(user)
+            assert text(await bridge.call(1, "b__echo", 60, text="after")) == "after"
+            assert engine_pid(user) != engine.pid
+        finally:
+            await bridge.stop()
     finally:
-        await bridge.stop()
         if engine.poll() is None:
             engine.kill()
         engine.wait()

@@ -23,6 +23,7 @@ import anyio
 import httpx2
 
 from mcpmanager.core.connect.relay import (
+    PATIENCE,
     RECONNECT_PAUSE,
     Endpoint,
     FindEngine,
@@ -47,8 +48,10 @@ _B64_SENTINEL = re.compile(r"^=\?base64\?(?P<payload>.*)\?=$")
 
 
 class HttpRelay(Relay):
-    def __init__(self, find_engine: FindEngine, write: WriteLine, endpoint: Endpoint | None = None) -> None:
-        super().__init__(find_engine, write, endpoint)
+    def __init__(
+        self, find_engine: FindEngine, write: WriteLine, endpoint: Endpoint | None = None, patience: float = PATIENCE
+    ) -> None:
+        super().__init__(find_engine, write, endpoint, patience)
         self._url = ""
         self._token = ""
         self._http: httpx2.AsyncClient | None = None
@@ -124,6 +127,7 @@ class HttpRelay(Relay):
         if status in (401, 403, 421):
             text = (await response.aread()).decode(errors="replace").strip()
             raise Lost(f"the engine refused the bridge ({status}: {text})")
+        self._reached()  # (not by a refusal: that is waited out, then reported)
         if message is not None and message.get("method") == "initialize" and response.headers.get("mcp-session-id"):
             self._session = response.headers["mcp-session-id"]
         if status == 202 or (request is None and status < 300):

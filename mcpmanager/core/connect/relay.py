@@ -34,6 +34,7 @@ MAYBE_RUN = "the call may or may not have run. Check before calling it again."
 INTERRUPTED = f"mcpmanager's engine went away during this call (it was restarted or quit); {MAYBE_RUN}"
 BRIDGE_ID = "mcpmanager-bridge-"  # the id of a replayed initialize, whose answer the client never sees
 RECONNECT_PAUSE = 0.2
+PATIENCE = 30.0  # seconds of trying to reach an engine before the requests waiting for one are failed
 
 NOT_JSON = object()
 WriteLine = Callable[[bytes], Awaitable[None]]
@@ -76,9 +77,14 @@ class Pending:
 class Relay:
     """The client's side of the relay; a link (a subclass) carries its messages to the engine."""
 
-    def __init__(self, find_engine: FindEngine, write: WriteLine, endpoint: Endpoint | None = None) -> None:
-        """`endpoint`: the engine already found (`connect` looks before it takes over stdio)."""
+    def __init__(
+        self, find_engine: FindEngine, write: WriteLine, endpoint: Endpoint | None = None, patience: float = PATIENCE
+    ) -> None:
+        """`endpoint`: the engine already found (`connect` looks before it takes over stdio);
+        `patience`: how long requests wait while no engine can be reached."""
         self._find = find_engine
+        self._patience = patience
+        self._unreached: float | None = None  # since when no engine has answered (None: one does)
         self._first = endpoint
         self._write = write
         self._version: str | None = None  # the handshake's
@@ -193,6 +199,7 @@ class Relay:
 
     async def _to_client(self, data: bytes, message: Any) -> None:
         """`data` as the engine wrote it; `message` is it parsed (`parse`), to look at."""
+        self._reached()
         if message is NOT_JSON:
             logger.warning("not JSON from the engine (dropped): %r", data[:200])
             return
@@ -245,10 +252,14 @@ class Relay:
             fresh = Pending(request.raw, request.message, refused=True)  # no engine has it yet
             self._pending[request.message.get("id")] = fresh
             self._spawn(self._resend(fresh))
-        if repeat:
-            await self._revive()
-        else:
+        if self._unreached is None:
+            self._unreached = anyio.current_time()
+        if not repeat:
             self._dormant = True
+        elif anyio.current_time() - self._unreached >= self._patience:
+            await self._give_up(str(exc))  # (an engine that takes connections, and drops them)
+        else:
+            await self._revive()
 
     async def _revive(self) -> None:
         """Reach an engine again (starting one if need be) and let the waiting requests through."""
@@ -256,26 +267,48 @@ class Relay:
             return
         self._reconnecting = True
         try:
-            await self._reconnect()
+            why = await self._reconnect()
         finally:
             self._reconnecting = False
+        if why is not None:
+            await self._give_up(why)
+            return
         self._connected.set()
         if self._handshaken():  # a handshake-era client; modern clients re-listen on their own
             note = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
             await self._write(json.dumps(note).encode() + b"\n")
 
-    async def _reconnect(self) -> None:
-        """Until an engine takes the client's handshake. The one that went away may still advertise
-        itself for a moment while it stops its servers; `find` raises once none can be had."""
+    async def _reconnect(self) -> str | None:
+        """Until an engine takes the client's handshake (None), or `patience` has gone by (why not).
+        The one that went away may still advertise itself for a moment while it stops its servers;
+        `find` raises once none can be had (NoEngine: `connect` ends)."""
+        deadline = (self._unreached or anyio.current_time()) + self._patience
         while True:
             await anyio.sleep(RECONNECT_PAUSE)
             try:
                 await self._connect()
                 if self._handshaken():
                     await self._replay()
-                return
+                return None
             except Lost as exc:
+                if anyio.current_time() >= deadline:
+                    return str(exc)
                 logger.info("the engine found is not serving yet (%s)", exc)
+
+    async def _give_up(self, why: str) -> None:
+        """No engine answered for `patience` seconds (one is advertised, but does not serve): the
+        requests waiting get an error now rather than never. The next request tries again."""
+        logger.warning("no engine could be reached in %g s (%s)", self._patience, why)
+        text = f"mcpmanager's engine could not be reached in {self._patience:g} s ({why}); nothing was sent"
+        for request in list(self._pending.values()):
+            request.scope.cancel()
+            await self._error(request, -32603, text)
+        self._dormant = True
+        self._unreached = None  # the next request gets as long again
+
+    def _reached(self) -> None:
+        """An engine answered: whatever goes wrong next, it is waited for afresh."""
+        self._unreached = None
 
     def _handshaken(self) -> bool:
         """Whether the client's handshake was answered (one still waiting is sent as it is, not

@@ -20,6 +20,7 @@ import logging
 import anyio
 
 from mcpmanager.core.connect.relay import (
+    PATIENCE,
     Endpoint,
     FindEngine,
     Message,
@@ -40,8 +41,10 @@ HELLO_WAIT = 10.0  # seconds for the engine to answer the hello (a busy engine m
 
 
 class SocketRelay(Relay):
-    def __init__(self, find_engine: FindEngine, write: WriteLine, endpoint: Endpoint | None = None) -> None:
-        super().__init__(find_engine, write, endpoint)
+    def __init__(
+        self, find_engine: FindEngine, write: WriteLine, endpoint: Endpoint | None = None, patience: float = PATIENCE
+    ) -> None:
+        super().__init__(find_engine, write, endpoint, patience)
         self._writer: asyncio.StreamWriter | None = None
         self._handshake = anyio.Event()  # the replayed handshake answered, or its connection gone
         self._queue: anyio.Event | None = None  # set once the last line waiting for an engine is sent
@@ -68,6 +71,7 @@ class SocketRelay(Relay):
         if self._writer is not None:
             self._writer.close()
         self._writer = writer
+        self._reached()
         self._handshake = anyio.Event()
         self._spawn(self._read(reader, generation))
 

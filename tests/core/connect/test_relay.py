@@ -194,3 +194,27 @@ async def test_a_handshake_sent_while_no_engine_serves_is_sent_once_when_one_doe
         await client.send.send(message(2, "tools/list"))
         assert [t["name"] for t in (await client.answer(2))["result"]["tools"]] == ["echo", "block"]
         assert client.notifications == []  # nothing to list again: it had listed nothing yet
+
+
+@pytest.mark.parametrize("link", LINKS)
+async def test_requests_waiting_for_an_engine_that_never_answers_get_an_error_in_time(home: Path, link: str) -> None:
+    """An engine advertised that does not serve (hung, or a stale file whose pid was reused): not a
+    wait for ever. The next request tries again, and reaches the engine that serves by then."""
+    home.mkdir(parents=True)
+    dead = Endpoint("http://127.0.0.1:9/mcp", "a-token", str(home / "nothing-listens.sock"))
+    async with anyio.create_task_group() as tg:
+        engines, client = Engines(home, tg), Client()
+        relay = LINKS[link](lambda: engines.find() if engines.current else dead, client.write, dead, patience=0.5)
+        tg.start_soon(relay.run, client.lines())
+        started = time.monotonic()
+        await client.send.send(INITIALIZE)
+        error = (await client.answer(1))["error"]
+        assert "could not be reached in 0.5 s" in error["message"], error
+        assert error["message"].endswith("nothing was sent")
+        assert time.monotonic() - started < 5
+        await engines.start()
+        await client.send.send(INITIALIZE.replace(b'"id": 1', b'"id": 2'))
+        assert (await client.answer(2))["result"]["protocolVersion"] == HANDSHAKE
+        client.send.close()
+        await engines.stop()
+        tg.cancel_scope.cancel()
