@@ -182,6 +182,7 @@ class Relay:
         if "id" in message and isinstance(method, str):  # a request
             if self._dormant:
                 self._dormant = False
+                self._unreached = None  # (idle without an engine is not waiting for one)
                 self._spawn(self._revive())
             request = Pending(line, message)
             self._pending[message["id"]] = request

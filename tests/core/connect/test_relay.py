@@ -218,3 +218,28 @@ async def test_requests_waiting_for_an_engine_that_never_answers_get_an_error_in
         client.send.close()
         await engines.stop()
         tg.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize("link", LINKS)
+async def test_a_request_after_a_long_idle_without_an_engine_waits_its_full_time(home: Path, link: str) -> None:
+    """The time the relay sat idle with no engine (the user quit the app) is not time spent waiting:
+    the next request gets all its patience, and the engine that comes meanwhile answers it."""
+    async with anyio.create_task_group() as tg:
+        engines, client = Engines(home, tg), Client()
+        dead = Endpoint("http://127.0.0.1:9/mcp", "a-token", str(home / "nothing-listens.sock"))
+        first = await engines.start()
+        relay = LINKS[link](lambda: engines.find() if engines.current else dead, client.write, first, patience=1.0)
+        tg.start_soon(relay.run, client.lines())
+        await client.send.send(INITIALIZE)
+        await client.answer(1)
+        await client.send.send(INITIALIZED)
+        await engines.stop()  # nothing in flight: the relay waits for a request before it looks again
+        await anyio.sleep(1.5)  # longer than its patience
+        await client.send.send(message(2, "tools/list"))
+        await anyio.sleep(0.3)  # it finds no engine at first
+        await engines.start()
+        answer = await client.answer(2)
+        assert [t["name"] for t in answer["result"]["tools"]] == ["echo", "block"], answer
+        client.send.close()
+        await engines.stop()
+        tg.cancel_scope.cancel()
