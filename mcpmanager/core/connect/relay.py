@@ -135,7 +135,7 @@ class Relay:
             try:
                 await self._connect()
             except Lost as exc:  # advertised but not serving (stopping, or its socket not up again)
-                self._spawn(self._raise(exc))
+                await self._lost(exc)  # nothing waits yet: the first request looks again
             else:
                 self._connected.set()
             async for line in lines:
@@ -151,10 +151,6 @@ class Relay:
         self._generation += 1
         self.connections += 1
         await self._open(found)
-
-    @staticmethod
-    async def _raise(exc: Lost) -> None:
-        raise exc
 
     def _spawn(self, work: Awaitable[None]) -> None:
         assert self._tg is not None
