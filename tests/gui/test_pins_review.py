@@ -92,6 +92,7 @@ async def test_a_changed_tool_is_reviewed_with_a_diff_and_approved_in_the_window
         assert banner.message.text() == (
             "<b>1 tool changed since you approved it.</b> Clients do not see it until you review and approve it."
         )
+        await until(lambda: window.catalogue.model.row_of("memo:save_memo") < 0)  # (the model refreshes soon after)
         assert not served(ctx, "memo:save_memo") and window.catalogue.model.row_of("memo:save_memo") < 0
         assert served(ctx, "memo:echo")
         assert held_count_text(banner.watch.held) == "1 tool held for review"

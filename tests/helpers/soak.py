@@ -14,7 +14,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from tests.helpers.clients import text_of
-from tests.helpers.engines import engines
+from tests.helpers.engines import engines, wait_for
 from tests.helpers.fixture_servers import fixture
 
 # Restarts quick and never a crash loop: the soak is about calls, not the crash-loop verdict.
@@ -74,6 +74,9 @@ async def soak(home: Path, calls: int, crash_rate: float, sample: int = 500, cal
                 else:
                     found.other_errors.append(said)
             found.rss_kib.append(_rss_kib(pid))
+            # After a crash on one of the last calls, the restart (and the advertisement that counts
+            # it, written a moment after each change) may still be on its way.
+            await wait_for(lambda: engines(home)[0]["servers"]["flaky"]["state"] == "ready", timeout=30)
             found.restarts = int(engines(home)[0]["servers"]["flaky"]["restarts"])
     said = errlog_path.read_text()
     found.engine_errors = [line for line in said.splitlines() if " ERROR " in line or "Traceback" in line]
