@@ -1,9 +1,8 @@
 """What a server asks its client (sampling, elicitation in form and URL mode, roots) and what it logs,
 through mcpmanager to a real SDK Client and back: over `serve --stdio`, `serve --http` and `connect`,
-for a handshake-era and a 2026-07-28 client, in front of the conformance fixture server twice:
-`--modern-only` (`conf`: a server of the 2026-07-28 era alone, so it asks through an
-InputRequiredResult) and `--handshake-only` (`old`: an older server, which sends requests of its own,
-as every dual-era stdio server does too, being spoken to in the handshake era).
+for a handshake-era and a 2026-07-28 client, in front of the conformance fixture server twice: as it
+is (`conf`: mcpmanager speaks 2026-07-28 to it, so it asks through an InputRequiredResult) and
+`--handshake-only` (`old`: an older server, which sends requests of its own).
 
 Each test runs its round trip on both servers and compares both outcomes at once, so a failure shows
 every pairing of eras that broke."""
@@ -34,7 +33,7 @@ from tests.helpers.conformance import conformance_fixture
 from tests.helpers.engines import wait_for
 from tests.helpers.fixture_servers import FAST, write_config
 
-SERVERS = ["conf", "old"]  # the fixture of the 2026-07-28 era alone, and handshake-only
+SERVERS = ["conf", "old"]  # the fixture in both eras, and handshake-only
 FIXED = ["conf_fixed", "old_fixed"]  # the same two with "roots" in their config entries
 CLIENT_ROOTS = ["file:///home/ada/alpha", "file:///home/ada/beta"]
 SHARED_ROOT = "file:///srv/shared"
@@ -54,9 +53,9 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Proxy]:
     folder = tmp_path_factory.mktemp("client-requests")
     configured = folder / "configured-root"
     servers = {
-        "conf": conformance_fixture("--modern-only"),
+        "conf": conformance_fixture(),
         "old": conformance_fixture("--handshake-only"),
-        "conf_fixed": conformance_fixture("--modern-only", roots=[str(configured), SHARED_ROOT]),
+        "conf_fixed": conformance_fixture(roots=[str(configured), SHARED_ROOT]),
         "old_fixed": conformance_fixture("--handshake-only", roots=[str(configured), SHARED_ROOT]),
     }
     config = write_config(folder, servers, supervisor=FAST)

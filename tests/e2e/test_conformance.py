@@ -2,9 +2,8 @@
 
 The suite (its server scenarios, `--suite all`) runs first against the conformance fixture served
 directly over HTTP, then against `mcpmanager serve --http` with that fixture as its one stdio
-server, once with a dual-era fixture (spoken to in the handshake era, as stdio servers are) and once
-with one that refuses the handshake (the 2026-07-28 era alone); the suite itself speaks the
-handshake era, so both pairings of eras are crossed. Direct mode must
+server, once with the downstream speaking 2026-07-28 and once with it limited to the handshake era
+(the suite itself speaks the handshake era, so both pairings of eras are crossed). Direct mode must
 give every check the status it had directly (where mcpmanager answers with JSON rather than SSE, the
 suite's own not-applicable checks stand in for those reading an SSE answer: `SSE_ONLY`); discovery
 mode may fail only checks that look for a tool in tools/list that discovery does not list.
@@ -68,13 +67,11 @@ def summary(checks: dict[tuple[str, str], Check]) -> str:
     return f"{len(clean)}/{len(scenarios)} scenarios, {passed}/{len(checks)} checks passed"
 
 
-# A dual-era stdio server is spoken to in the handshake era (docs/protocol.md), as an older one is;
-# the 2026-07-28 era reaches a stdio server only when it takes nothing else.
-@pytest.mark.parametrize("downstream", ["both eras", "2026-07-28 only"])
+@pytest.mark.parametrize("downstream", ["both eras", "handshake only"])
 async def test_every_check_that_passes_directly_passes_through_mcpmanager(
     direct_checks: dict[tuple[str, str], Check], tmp_path: Path, downstream: str
 ) -> None:
-    flags = ["--modern-only"] if downstream == "2026-07-28 only" else []
+    flags = ["--handshake-only"] if downstream == "handshake only" else []
     config = write_config(tmp_path / "cfg", {"conformance": conformance_fixture(*flags)}, supervisor=FAST)
     async with serving_http(config, tmp_path / "home", mode="direct") as served:
         through = await run_suite(f"{served.url}/direct", tmp_path / "direct", served.token)

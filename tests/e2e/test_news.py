@@ -22,13 +22,13 @@ from tests.helpers.fixture_servers import FAST, fixture, write_config
 from tests.helpers.serving import serving_http
 
 WATCHED = "test://watched-resource"
-SERVERS = ["conf", "old"]  # the fixture of the 2026-07-28 era alone, and handshake-only
+SERVERS = ["conf", "old"]  # the fixture as it is (2026-07-28 to mcpmanager) and handshake-only
 
 
 @pytest.fixture(scope="module")
 def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Proxy]:
     folder = tmp_path_factory.mktemp("news")
-    servers = {"conf": conformance_fixture("--modern-only"), "old": conformance_fixture("--handshake-only")}
+    servers = {"conf": conformance_fixture(), "old": conformance_fixture("--handshake-only")}
     config = write_config(folder / "cfg", servers, supervisor=FAST)
     with http_engine(config, folder / "home") as running:
         yield running

@@ -3,7 +3,7 @@
 
 Three servers, in this config order: `zeta`, a small server of its own (below) that offers a prompt and
 a resource URI the other two offer as well, with different contents; `conf`, the conformance fixture
-server `--modern-only` (the 2026-07-28 era alone); and `old`, the same fixture `--handshake-only`. So every
+server (mcpmanager speaks 2026-07-28 to it); and `old`, the same fixture `--handshake-only`. So every
 conformance prompt clashes (listed as `server__name`, got back under its own name from its own
 server), and `test://static-text` is offered three times: listed once and read from `zeta`, the first
 in config order, though its name sorts last."""
@@ -73,7 +73,7 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Proxy]:
     zeta.write_text(ZETA_SERVER, encoding="utf-8")
     servers: dict[str, Any] = {
         "zeta": {"command": sys.executable, "args": [str(zeta)]},
-        "conf": conformance_fixture("--modern-only"),
+        "conf": conformance_fixture(),
         "old": conformance_fixture("--handshake-only"),
     }
     config = write_config(folder, servers, supervisor=FAST)

@@ -4,7 +4,6 @@
     python -m tests.helpers.conformance_server --http PORT  # Streamable HTTP at http://127.0.0.1:PORT/mcp
     python -m tests.helpers.conformance_server --http PORT --bearer TOKEN  # ...answering 401 without the token
     python -m tests.helpers.conformance_server --handshake-only  # stdio, the handshake era only (an older server)
-    python -m tests.helpers.conformance_server --modern-only     # stdio, the 2026-07-28 era only
 
 The suite's server scenarios call fixed names (`test_simple_text`, `test://static-text`,
 `test_prompt_with_arguments`, ...) and check the shapes of the answers; this module serves exactly
@@ -47,7 +46,6 @@ from pydantic import BaseModel
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from tests.fixtures.servers.fixture_server import run_modern_only
 from tests.helpers.conformance_tables import (
     COMPLETIONS,
     DEFAULTS_FORM,
@@ -466,13 +464,10 @@ class ConformanceServer:
         return server
 
 
-async def serve_stdio(server: Server[Any], handshake_only: bool, modern_only: bool = False) -> None:
+async def serve_stdio(server: Server[Any], handshake_only: bool) -> None:
     async with stdio_server() as (read, write):
         log("ready")
         options = server.create_initialization_options(NotificationOptions())
-        if modern_only:
-            await run_modern_only(server, read, write, options)
-            return
         if not handshake_only:
             await server.run(read, write, options)
             return
@@ -523,11 +518,10 @@ def main() -> None:
     parser.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT/mcp")
     parser.add_argument("--bearer", metavar="TOKEN", help="with --http: require `Authorization: Bearer TOKEN`")
     parser.add_argument("--handshake-only", action="store_true", help="refuse server/discover (an older server)")
-    parser.add_argument("--modern-only", action="store_true", help="refuse initialize (the 2026-07-28 era alone)")
     args = parser.parse_args()
     server = ConformanceServer().build()
     if args.http is None:
-        anyio.run(serve_stdio, server, args.handshake_only, args.modern_only)
+        anyio.run(serve_stdio, server, args.handshake_only)
     else:
         anyio.run(serve_http, server, args.http, args.bearer)
 

@@ -19,7 +19,6 @@ from mcp.shared.memory import create_client_server_memory_streams
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmanager.core.sdk_compat import TransportStreams
-from tests.fixtures.servers.fixture_server import run_modern_only
 
 STRING = {"type": "string"}
 
@@ -32,10 +31,7 @@ def tool(name: str, description: str = "", **properties: dict[str, Any]) -> type
 
 class MemoryServer:
     """`echo` (returns its `text`) and `block` (answers when `release()` is called), plus any tools
-    added; every call is recorded in `calls` as (name, arguments). `modern_only`: it refuses the
-    handshake (a server of the 2026-07-28 era alone; a dual-era one is spoken to in the handshake era)."""
-
-    modern_only = False
+    added; every call is recorded in `calls` as (name, arguments)."""
 
     def __init__(self, name: str = "memory", *extra: types.Tool) -> None:
         self.name = name
@@ -73,10 +69,7 @@ class MemoryServer:
 
             async def run() -> None:
                 with scope:
-                    if self.modern_only:
-                        await run_modern_only(self.server, served[0], served[1], options)
-                    else:
-                        await self.server.run(served[0], served[1], options)
+                    await self.server.run(served[0], served[1], options)
 
             def end() -> None:
                 scope.cancel()

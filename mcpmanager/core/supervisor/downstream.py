@@ -32,7 +32,7 @@ from mcpmanager.core.sdk_compat import Transport, pass_results_through
 from mcpmanager.core.supervisor import explain, lifecycle
 from mcpmanager.core.supervisor.asks import NobodyUpstream, UpstreamAsks
 from mcpmanager.core.supervisor.client_wishes import ClientWishes
-from mcpmanager.core.supervisor.eras import KnownEras
+from mcpmanager.core.supervisor.eras import HANDSHAKE, KnownEras
 from mcpmanager.core.supervisor.events import (
     Listener,
     OffersChanged,
@@ -65,14 +65,6 @@ class _StartFailure(Exception):
         super().__init__(reason)
         self.reason = reason
         self.permanent = permanent
-
-
-class _HandshakeRefused(Exception):
-    """A stdio server answered `initialize` with an error (it speaks the 2026-07-28 era alone)."""
-
-
-# The handshake's errors that say nothing about the era: the server died or did not answer.
-_NOT_A_REFUSAL = frozenset({types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT})
 
 
 class Downstream(ClientWishes, ToolCalls):
@@ -227,20 +219,13 @@ class Downstream(ClientWishes, ToolCalls):
         self._crashed(reason or "connection closed", permanent, sign_in)
 
     async def _attempt_body(self, scope: anyio.CancelScope) -> None:
-        mode = self._eras.mode(self.config)  # the handshake, or the probe first (see `eras`)
-        try:
-            await self._connect_and_serve(scope, mode)
-        except _HandshakeRefused as refused:
-            # A stdio server of the 2026-07-28 era alone: started again at once, with the probe.
-            self.log.note(f"it refused the initialize handshake ({refused}): starting it again with server/discover")
-            await self._connect_and_serve(scope, "auto")
-
-    async def _connect_and_serve(self, scope: anyio.CancelScope, mode: str) -> None:
         async with AsyncExitStack() as stack:
             transport = await self._open_transport()
+            # A server known to speak only the handshake era is not probed again (see `eras`).
+            handshake_only = self._eras.era(self.config) == HANDSHAKE
             client = Client(
                 transport,
-                mode=mode,
+                mode="legacy" if handshake_only else "auto",
                 cache=None,
                 message_handler=self._on_message,
                 client_info=types.Implementation(name="mcpmanager", version=__version__),
@@ -253,16 +238,12 @@ class Downstream(ClientWishes, ToolCalls):
             self._phase = "handshake"
             try:
                 await stack.enter_async_context(client)
-            except Exception as exc:  # (the SDK's error may come inside the transport's exception group)
-                refusal = explain.leaf(exc)
-                if not isinstance(refusal, MCPError) or refusal.error.code in _NOT_A_REFUSAL:
-                    raise
-                self._eras.refused(self.config, mode)  # (a remote one is probed on the next attempt)
-                if mode == "legacy" and isinstance(self.config, StdioServerConfig):
-                    raise _HandshakeRefused(self.log.mask(str(refusal))) from exc
+            except MCPError:
+                if handshake_only:
+                    self._eras.remember(self.config, None)  # upgraded? probe it on the next attempt
                 raise
             modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
-            self._eras.connected(self.config, client.protocol_version, modern)
+            self._eras.remember(self.config, client.protocol_version if modern else HANDSHAKE)
             pass_results_through(client)
             self.protocol_version = client.protocol_version
             self.declared = client.server_capabilities

@@ -1,22 +1,12 @@
-"""Which protocol era to speak to each server, and what each spoke last time (docs/protocol.md,
-"Which era a server is spoken to in").
+"""Which protocol era each server spoke last time, so it is probed once, not on every start.
 
-A stdio server is spoken to in the handshake era: the pipe is one connection already, and the
-2026-07-28 era would put the client's version, identity, capabilities and log level on every request
-for the server to check again (what a call costs the server, measured in docs/benchmarks.md).
-Servers of either era before 2026-07-28 and dual-era servers (every SDK 2.x server) take the
-handshake; a server that refuses it speaks only the 2026-07-28 era, and is remembered so
-(`NO_HANDSHAKE`) and started with the probe from then on.
-
-A remote server is sent the 2026-07-28 `server/discover` probe first (that era needs no session
-and no stream beside the requests) and falls back to the handshake. A server built before that era
-answers the probe with errors, and some write a screenful of them to stderr on every start, so a
-healthy server looks broken in its pane. Once a remote server is known to speak only the handshake
-era it is started with the handshake alone.
-
-The memory is per server and per way of starting it (command, arguments, URL): a changed entry
-starts afresh, and a server that refuses what it was remembered for (upgraded) is tried the other
-way.
+A client that does not know a server's era first sends the 2026-07-28 `server/discover` probe and
+falls back to the `initialize` handshake. A server built before that era answers the probe with
+errors, and some write a screenful of them to stderr on every start (mcp-server-sqlite writes about
+95 lines), so a healthy server looks broken in its pane. Once a server is known to speak only the
+handshake era it is started with the handshake alone. The memory is per server and per way of
+starting it (command, arguments, URL): a changed entry is probed again, and so is a server that
+refuses the handshake it was remembered for (it was upgraded).
 """
 
 from __future__ import annotations
@@ -32,7 +22,6 @@ from mcpmanager.core.system.atomic_write import write_atomic
 logger = logging.getLogger(__name__)
 
 HANDSHAKE = "handshake"
-NO_HANDSHAKE = "2026-07-28 only"  # a stdio server that refused the handshake
 
 
 def config_key(config: ServerConfig) -> str:
@@ -45,9 +34,8 @@ def config_key(config: ServerConfig) -> str:
 
 
 class KnownEras:
-    """Server → the era it last spoke (`HANDSHAKE`, `NO_HANDSHAKE` for a stdio server, or a
-    2026-07-28-era version for a remote one), kept in a small file. Nothing in the file is needed: a
-    missing or broken one means every server is started as if new."""
+    """Server → the era it last spoke (`HANDSHAKE` or a 2026-07-28-era version), kept in a small
+    file. Nothing in the file is needed: a missing or broken one means every server is probed."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
@@ -61,28 +49,6 @@ class KnownEras:
 
     def era(self, config: ServerConfig) -> str | None:
         return self._known.get(config_key(config))
-
-    def mode(self, config: ServerConfig) -> str:
-        """How the SDK's client connects to it: "legacy" (the handshake alone) or "auto" (the probe
-        first, the handshake if the probe is refused)."""
-        known = self.era(config)
-        if isinstance(config, StdioServerConfig):
-            return "auto" if known == NO_HANDSHAKE else "legacy"
-        return "legacy" if known == HANDSHAKE else "auto"
-
-    def connected(self, config: ServerConfig, version: str | None, modern: bool) -> None:
-        """It connected, speaking `version` (`modern`: of the 2026-07-28 era)."""
-        if not modern:
-            self.remember(config, HANDSHAKE)
-        else:
-            self.remember(config, NO_HANDSHAKE if isinstance(config, StdioServerConfig) else version)
-
-    def refused(self, config: ServerConfig, mode: str) -> None:
-        """It refused the handshake that `mode` "legacy" sent: a stdio server is probed from now on
-        (`NO_HANDSHAKE`); a remote one remembered as handshake-only is probed again (upgraded?)."""
-        if mode != "legacy":
-            return
-        self.remember(config, NO_HANDSHAKE if isinstance(config, StdioServerConfig) else None)
 
     def remember(self, config: ServerConfig, era: str | None) -> None:
         key = config_key(config)

@@ -23,8 +23,6 @@ from tests.helpers.memory_servers import MemoryServer, tool
 class ChangesAtOnce(MemoryServer):
     """Answers its first tools/list with what it had, and adds `late` at that very moment."""
 
-    modern_only = True  # (listen streams are of the 2026-07-28 era)
-
     async def _list(self, ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
         listed = await super()._list(ctx, params)
         if "late" not in self.tools:
