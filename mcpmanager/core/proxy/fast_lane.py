@@ -33,7 +33,7 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from mcp_types.methods import serialize_server_result
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
 from mcpmanager.core.proxy.activity import Activity, CallRecord, team_caller
@@ -52,6 +52,7 @@ from mcpmanager.core.tool_results import error_result, first_line
 logger = logging.getLogger(__name__)
 
 _PLAIN = frozenset({"name", "arguments", "_meta"})  # what a call the lane may take can hold
+_TEXT_ONLY = frozenset({"content", "isError", "resultType"})  # (`_text_only`)
 Remember = Callable[[ServerRequestContext[Any, Any]], object]
 
 
@@ -192,7 +193,8 @@ class FastLane:
         if "resultType" not in dumped and ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             dumped = {**dumped, "resultType": "complete"}  # a handshake-era server's result: complete
         try:
-            result = serialize_server_result("tools/call", ctx.protocol_version, dumped)
+            text_only = _text_only(dumped) if ctx.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS else None
+            result = text_only or serialize_server_result("tools/call", ctx.protocol_version, dumped)
         except ValueError:
             result = serialize_server_result(
                 "tools/call", ctx.protocol_version, _dumped(shapeless(tool.server, tool.name))
@@ -256,3 +258,22 @@ def _without_server_info(result: dict[str, Any]) -> dict[str, Any]:
         return result
     rest = {k: v for k, v in meta.items() if k != types.SERVER_INFO_META_KEY}
     return {**result, "_meta": rest} if rest else {k: v for k, v in result.items() if k != "_meta"}
+
+
+def _text_only(result: dict[str, Any]) -> dict[str, Any] | None:
+    """A result of text blocks alone (most results), as a handshake-era version's sieve gives it back
+    (`serialize_server_result`: the same blocks and isError, a 2026-07-28 server's `resultType`
+    dropped) without validating and dumping it again; None for any other result, which is sieved.
+    `tests/core/proxy/test_text_only.py` holds this to the sieve in every handshake-era version."""
+    if not _TEXT_ONLY.issuperset(result) or result.get("resultType", "complete") != "complete":
+        return None
+    content, is_error = result.get("content"), result.get("isError", False)
+    if type(content) is not list or type(is_error) is not bool:
+        return None
+    if not all(type(block) is dict and len(block) == 2 and _is_text(block) for block in content):
+        return None
+    return {"content": content, "isError": is_error} if "isError" in result else {"content": content}
+
+
+def _is_text(block: dict[str, Any]) -> bool:
+    return block.get("type") == "text" and type(block.get("text")) is str
