@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AbstractAsyncContextManager
+from typing import Any
 
 import anyio
 import mcp_types as types
@@ -30,6 +31,7 @@ from mcpmanager.core.config.modes import Mode
 from mcpmanager.core.proxy.router import Router
 from mcpmanager.core.proxy.wire_lane import WireLane
 from mcpmanager.core.sdk_compat import TransportStreams
+from mcpmanager.core.serve.malformed import refusal
 from mcpmanager.core.system.lines import LineFramer, Overlong, blank, json_line, parse_line, to_message
 from mcpmanager.core.system.pipes import pollable
 
@@ -169,12 +171,17 @@ async def _deliver(
     if blank(line):
         return True
     message: SessionMessage | Exception
+    value: Any = None
     try:
         value = parse_line(line)
         if lane is not None and lane.take(value, out.answer):
             return True
         message = SessionMessage(to_message(value))
     except ValueError as exc:
+        answer = refusal(line, exc, value)
+        if answer is not None:  # a request of the client's: refused by its id, so it need not wait
+            await out.write(answer)
+            return True
         message = exc
     del line  # a huge request's bytes go before the session takes its message on
     try:

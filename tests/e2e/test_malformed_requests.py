@@ -1,0 +1,102 @@
+"""A client's request that is no JSON-RPC message (an escape that is half of a UTF-16 pair, params
+that are not an object, a wrong `jsonrpc`) gets an error with its id at once, over `serve --stdio`
+and through `connect` (the engine's local socket), instead of no answer, which left the client
+waiting for its own timeout. A line nobody can parse, or a notification, still gets none (an id
+guessed from the text could end another call), and the engine serves on after each."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers.clients import bridge_env
+from tests.helpers.engines import stop_engines
+from tests.helpers.fixture_servers import engine_home
+
+HELLO = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}
+CALL = '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"a__echo","arguments":{"text":%s}}}'
+
+
+class Lines:
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        assert process.stdin is not None and process.stdout is not None
+        self.stdin, self.stdout = process.stdin, process.stdout
+
+    async def send(self, line: str) -> None:
+        self.stdin.write(line.encode() + b"\n")
+        await self.stdin.drain()
+
+    async def answer(self) -> dict[str, Any]:
+        """The next response (notifications the engine sends meanwhile skipped)."""
+        while True:
+            message: dict[str, Any] = json.loads(await asyncio.wait_for(self.stdout.readline(), 30))
+            if "id" in message:
+                return message
+
+
+@asynccontextmanager
+async def raw_session(command: list[str], home: Path) -> AsyncIterator[Lines]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "mcpmanager",
+        *command,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env=bridge_env(home),
+    )
+    lines = Lines(process)
+    try:
+        await lines.send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": HELLO}))
+        assert (await lines.answer())["id"] == 0
+        await lines.send('{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        for _ in range(300):  # until `a` is ready and its echo answers
+            await lines.send(CALL % (1, '"warm"'))
+            if "result" in (answered := await lines.answer()) and not answered["result"].get("isError"):
+                break
+            await asyncio.sleep(0.1)
+        yield lines
+    finally:
+        lines.stdin.close()
+        try:
+            await asyncio.wait_for(process.wait(), 30)
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+            stop_engines(home)
+
+
+@pytest.mark.parametrize("via", ["serve --stdio", "connect"])
+async def test_a_malformed_request_is_refused_by_its_id_and_the_engine_serves_on(tmp_path: Path, via: str) -> None:
+    home = engine_home(tmp_path / "home")
+    command = ["serve", "--stdio", "--mode", "direct"] if via == "serve --stdio" else ["connect", "--mode", "direct"]
+    async with raw_session(command, home) as lines:
+        await lines.send(CALL % (2, '"half a pair: \\ud800"'))
+        refused = await lines.answer()
+        assert refused["id"] == 2 and refused["error"]["code"] == -32600, refused
+        assert "not strict JSON" in refused["error"]["message"] and "column" in refused["error"]["message"]
+
+        await lines.send('{"jsonrpc":"2.0","id":"three","method":"tools/call","params":"a__echo"}')
+        refused = await lines.answer()
+        assert refused["id"] == "three" and refused["error"]["code"] == -32600, refused
+        assert "params" in refused["error"]["message"], refused
+
+        await lines.send('{"jsonrpc":"1.0","id":4,"method":"tools/list"}')
+        refused = await lines.answer()
+        assert refused["id"] == 4 and "jsonrpc" in refused["error"]["message"], refused
+
+        # No answer for what names no request (cut short, or a notification): the next one is 5's.
+        await lines.send('{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":')
+        await lines.send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":"\\ud800"}')
+        await lines.send(CALL % (5, '"still here"'))
+        served = await lines.answer()
+        assert served["id"] == 5 and served["result"]["content"][0]["text"] == "still here", served
