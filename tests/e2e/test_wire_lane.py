@@ -112,10 +112,13 @@ async def test_what_the_lane_must_leave_to_the_session_is_answered_as_the_sdk_an
         refused = await line.answer_to(2)
         assert refused["error"]["code"] == -32600 and "handshake protocol era" in refused["error"]["message"]
         ahead = lane.ahead
-        # Not JSON-RPC 2.0: the session drops it unanswered, as it always has (the next answer is the next call's).
+        # Not JSON-RPC 2.0, with an id: refused by that id at once (the SDK's session answered nothing,
+        # and its client waited for its timeout), before the next call's answer.
         await line.send({"jsonrpc": "1.0", "id": 3, "method": "tools/call", "params": {"name": "echo"}})
         # A plain call is taken ahead of the session, with a string id or an integer one.
         await line.send(call("four", "echo", {"text": "plain"}))
+        three = await line.receive()
+        assert three["id"] == 3 and three["error"]["code"] == -32600 and "jsonrpc" in three["error"]["message"]
         four = await line.receive()
         assert four["id"] == "four"
         await line.send(call(5, "echo", {"text": "plain too"}))
