@@ -16,7 +16,7 @@ import pytest
 
 from mcpmanager.core.connect.relay import MAYBE_RUN, Endpoint
 from mcpmanager.core.connect.socket_relay import SocketRelay
-from tests.core.connect.test_relay import INITIALIZE, INITIALIZED, Client, Engines, message
+from tests.helpers.relay_engines import INITIALIZE, INITIALIZED, Client, Engines, message
 
 TOKEN = "the-engines-token-0123456789"
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
