@@ -1,8 +1,9 @@
 """A client's request that is no JSON-RPC message (an escape that is half of a UTF-16 pair, params
 that are not an object, a wrong `jsonrpc`) gets an error with its id at once, over `serve --stdio`
-and through `connect` (the engine's local socket), instead of no answer, which left the client
-waiting for its own timeout. A line nobody can parse, or a notification, still gets none (an id
-guessed from the text could end another call), and the engine serves on after each."""
+and through `connect` (the engine's local socket, or its HTTP endpoint with `--http`), instead of
+no answer, which left the client waiting for its own timeout. A line nobody can parse, or a
+notification, still gets none (an id guessed from the text could end another call), and the engine,
+and `connect`, serve on after each."""
 
 from __future__ import annotations
 
@@ -75,15 +76,22 @@ async def raw_session(command: list[str], home: Path) -> AsyncIterator[Lines]:
             stop_engines(home)
 
 
-@pytest.mark.parametrize("via", ["serve --stdio", "connect"])
+COMMANDS = {
+    "serve --stdio": ["serve", "--stdio", "--mode", "direct"],
+    "connect": ["connect", "--mode", "direct"],
+    "connect --http": ["connect", "--mode", "direct", "--http"],  # the SDK's 400, turned into an error by id
+}
+NOT_JSON = {"serve --stdio": "not strict JSON", "connect": "not strict JSON", "connect --http": "Parse error"}
+
+
+@pytest.mark.parametrize("via", COMMANDS)
 async def test_a_malformed_request_is_refused_by_its_id_and_the_engine_serves_on(tmp_path: Path, via: str) -> None:
     home = engine_home(tmp_path / "home")
-    command = ["serve", "--stdio", "--mode", "direct"] if via == "serve --stdio" else ["connect", "--mode", "direct"]
-    async with raw_session(command, home) as lines:
+    async with raw_session(COMMANDS[via], home) as lines:
         await lines.send(CALL % (2, '"half a pair: \\ud800"'))
         refused = await lines.answer()
         assert refused["id"] == 2 and refused["error"]["code"] == -32600, refused
-        assert "not strict JSON" in refused["error"]["message"] and "column" in refused["error"]["message"]
+        assert NOT_JSON[via] in refused["error"]["message"] and "column" in refused["error"]["message"]
 
         await lines.send('{"jsonrpc":"2.0","id":"three","method":"tools/call","params":"a__echo"}')
         refused = await lines.answer()
@@ -100,3 +108,13 @@ async def test_a_malformed_request_is_refused_by_its_id_and_the_engine_serves_on
         await lines.send(CALL % (5, '"still here"'))
         served = await lines.answer()
         assert served["id"] == 5 and served["result"]["content"][0]["text"] == "still here", served
+
+        # Ids no request can carry, and cancellations of nothing: `connect` ended on each with a
+        # traceback (a list as a dict key; params that are no object on --http). Nobody waits on them.
+        await lines.send('{"jsonrpc":"2.0","id":[1],"method":"ping"}')
+        await lines.send('{"jsonrpc":"2.0","id":{"a":1},"method":"tools/call","params":"x"}')
+        await lines.send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":[7]}}')
+        await lines.send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":"x"}')
+        await lines.send(CALL % (6, '"and still"'))
+        served = await lines.answer()
+        assert served["id"] == 6 and served["result"]["content"][0]["text"] == "and still", served

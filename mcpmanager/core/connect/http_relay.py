@@ -35,6 +35,7 @@ from mcpmanager.core.connect.relay import (
     answers,
     lost_at,
     parse,
+    trackable,
     version_of,
 )
 
@@ -87,8 +88,9 @@ class HttpRelay(Relay):
 
     def _cancel_modern(self, message: Message) -> bool:
         """A modern request is cancelled by aborting its POST; True when that is what was done."""
-        request_id = (message.get("params") or {}).get("requestId")
-        request = self._pending.get(request_id)
+        params = message.get("params")
+        request_id = params.get("requestId") if isinstance(params, dict) else None
+        request = self._pending.get(request_id) if trackable(request_id) else None
         if request is None or version_of(request.message) is None:
             return False
         request.scope.cancel()
@@ -147,6 +149,9 @@ class HttpRelay(Relay):
             return
         body = await response.aread()
         answer = parse(body)
+        if request is None and status >= 400:  # a notification refused: nobody waits, and stdio answers none
+            logger.warning("the engine refused a notification (HTTP %s): %r", status, body[:200])
+            return
         if request is not None and not answers(answer, request.message.get("id")):
             # An HTTP error that is no JSON-RPC answer (a request cut off as the engine stops is a
             # plain-text 500): the client still gets an answer, or it would wait forever.

@@ -175,7 +175,7 @@ class Relay:
             await self._forward(line, None, None)
             return
         method = message.get("method")
-        if "id" in message and isinstance(method, str):  # a request
+        if "id" in message and isinstance(method, str) and trackable(message["id"]):  # a request
             if self._dormant:
                 self._dormant = False
                 self._unreached = None  # (idle without an engine is not waiting for one)
@@ -349,6 +349,12 @@ def parse(data: bytes) -> Any:
         return json.loads(data)
     except ValueError:
         return NOT_JSON
+
+
+def trackable(request_id: Any) -> bool:
+    """An id a request in flight can be kept by: JSON-RPC's string, number or null. Anything else
+    (a list, an object) is passed on untracked, for the engine to refuse, rather than end `connect`."""
+    return request_id is None or isinstance(request_id, str | int | float)
 
 
 def answers(message: Any, request_id: Any) -> bool:
