@@ -118,3 +118,17 @@ async def test_a_malformed_request_is_refused_by_its_id_and_the_engine_serves_on
         await lines.send(CALL % (6, '"and still"'))
         served = await lines.answer()
         assert served["id"] == 6 and served["result"]["content"][0]["text"] == "and still", served
+
+        # Found by fuzzing: JSON nested past the parser's depth ended `connect`; a second `initialize`
+        # (refused) became the handshake `connect` replays, and over --http a second `initialized`
+        # opened a second event stream, refused (409) as a lost engine, so that refused handshake
+        # was replayed and every later request was answered "Missing session ID".
+        await lines.send("[" * 20_000 + "]" * 20_000)
+        await lines.send('{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"bogus":true}}')
+        assert "error" in await lines.answer()
+        await lines.send('{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        for probe in range(8, 11):
+            await lines.send(CALL % (probe, '"after all that"'))
+            served = await lines.answer()
+            assert served["id"] == probe and served["result"]["content"][0]["text"] == "after all that", served
+            await asyncio.sleep(0.2)

@@ -57,6 +57,7 @@ class HttpRelay(Relay):
         self._token = ""
         self._http: httpx2.AsyncClient | None = None
         self._session: str | None = None
+        self._listening = 0  # the generation whose GET stream is open (generations count from 1)
 
     async def run(self, lines: AsyncIterator[bytes]) -> None:
         async with httpx2.AsyncClient(timeout=TIMEOUT) as http:
@@ -134,7 +135,9 @@ class HttpRelay(Relay):
             self._session = response.headers["mcp-session-id"]
         if status == 202 or (request is None and status < 300):
             await response.aread()
-            if message is not None and message.get("method") == "notifications/initialized":
+            initialized = message is not None and message.get("method") == "notifications/initialized"
+            if initialized and self._listening != self._generation:  # one GET stream a session (a second: 409)
+                self._listening = self._generation
                 self._spawn(self._listen(self._generation))
             return
         kind = response.headers.get("content-type", "").partition(";")[0].strip().lower()

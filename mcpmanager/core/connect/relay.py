@@ -168,7 +168,7 @@ class Relay:
     async def _from_client(self, line: bytes) -> None:
         try:
             message = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # (nested past the parser's depth: not a message either)
             logger.warning("not JSON from the client (dropped): %r", line[:200])
             return
         if not isinstance(message, dict):  # a batch: pass it through as it is
@@ -182,11 +182,11 @@ class Relay:
                 self._spawn(self._revive())
             request = Pending(line, message)
             self._pending[message["id"]] = request
-            if method == "initialize":
+            if method == "initialize" and self._initialize is None:  # (the handshake; a later one is refused)
                 self._initialize, self._initialize_id = line, message["id"]
             await self._forward(line, message, request)
             return
-        if method == "notifications/initialized":
+        if method == "notifications/initialized" and self._initialized is None:
             self._initialized = line
         if method == "notifications/cancelled" and self._cancel_modern(message):
             return
@@ -347,7 +347,7 @@ def parse(data: bytes) -> Any:
     """The JSON value of `data`, or NOT_JSON: each message from the engine is parsed once."""
     try:
         return json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
         return NOT_JSON
 
 
