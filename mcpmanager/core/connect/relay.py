@@ -88,8 +88,9 @@ class Relay:
         self._first = endpoint
         self._write = write
         self._version: str | None = None  # the handshake's
-        self._initialize: bytes | None = None
+        self._initialize: bytes | None = None  # the client's handshake: replayed to each new engine
         self._initialize_id: Any = None
+        self._accepted = False  # an engine took that handshake: a later `initialize` does not replace it
         self._initialized: bytes | None = None
         self._pending: dict[Any, Pending] = {}
         self._connected = anyio.Event()
@@ -182,7 +183,7 @@ class Relay:
                 self._spawn(self._revive())
             request = Pending(line, message)
             self._pending[message["id"]] = request
-            if method == "initialize" and self._initialize is None:  # (the handshake; a later one is refused)
+            if method == "initialize" and not self._accepted:  # (a second one, once accepted, is refused)
                 self._initialize, self._initialize_id = line, message["id"]
             await self._forward(line, message, request)
             return
@@ -206,8 +207,10 @@ class Relay:
                 self._replay_answered(message)
                 return  # the answer to a replayed initialize: the client has one already
             request = self._pending.pop(request_id, None)
-            if request is not None and request.message.get("method") == "initialize":
-                version = (message.get("result") or {}).get("protocolVersion")
+            result = message.get("result")
+            if request is not None and request.message.get("method") == "initialize" and isinstance(result, dict):
+                self._accepted = True  # (a refused one changes nothing)
+                version = result.get("protocolVersion")
                 self._version = version if isinstance(version, str) else None
         await self._write(data.strip() + b"\n")
 
