@@ -12,19 +12,23 @@ the client's calls.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from typing import Any
 
 import mcp_types as types
 
-from mcpmanager.core.system.lines import json_line
-
 _ID_TYPES = (int, str)
 
 
-def refusal(line: bytes, error: ValueError, parsed: Any = None) -> Iterable[bytes | memoryview] | None:
-    """The error answer (as `json_line` pieces) to `line`, which failed with `error`: `parsed` is its
-    value when the line was JSON but not a JSON-RPC message; None when no request id can be named."""
+def error_line(request_id: Any, message: str) -> bytes:
+    """An invalid-request error for `request_id`, as one line (what `serve --stdio` answers a line it
+    cannot take: this module's refusals, and a line over the size cap)."""
+    error = {"code": types.INVALID_REQUEST, "message": message}
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode() + b"\n"
+
+
+def refusal(line: bytes, error: ValueError, parsed: Any = None) -> bytes | None:
+    """The error answer (one line) to `line`, which failed with `error`: `parsed` is its value when
+    the line was JSON but not a JSON-RPC message; None when no request id can be named."""
     if parsed is None:
         try:
             parsed = json.loads(line)
@@ -36,12 +40,11 @@ def refusal(line: bytes, error: ValueError, parsed: Any = None) -> Iterable[byte
     if type(parsed) is not dict or "method" not in parsed:
         return None  # (a response or anything else: no request of the client's waits on it)
     request_id = parsed.get("id")
-    if type(request_id) not in _ID_TYPES or type(request_id) is bool:
-        return None  # a notification, or an id nobody can be waiting on
+    if type(request_id) not in _ID_TYPES:
+        return None  # a notification, or an id nobody can be waiting on (`true` is no int here)
     if type(request_id) is str:
         request_id = request_id.encode("utf-8", "backslashreplace").decode("utf-8")  # (no lone surrogate)
-    data = types.ErrorData(code=types.INVALID_REQUEST, message=f"Invalid request: {why}")
-    return json_line(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=data))
+    return error_line(request_id, f"Invalid request: {why}")
 
 
 def _first(error: ValueError) -> str:

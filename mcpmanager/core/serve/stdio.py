@@ -31,7 +31,7 @@ from mcpmanager.core.config.modes import Mode
 from mcpmanager.core.proxy.router import Router
 from mcpmanager.core.proxy.wire_lane import WireLane
 from mcpmanager.core.sdk_compat import TransportStreams
-from mcpmanager.core.serve.malformed import refusal
+from mcpmanager.core.serve.malformed import error_line, refusal
 from mcpmanager.core.system.lines import LineFramer, Overlong, blank, json_line, parse_line, to_message
 from mcpmanager.core.system.pipes import pollable
 
@@ -180,7 +180,7 @@ async def _deliver(
     except ValueError as exc:
         answer = refusal(line, exc, value)
         if answer is not None:  # a request of the client's: refused by its id, so it need not wait
-            await out.write(answer)
+            await out.write([answer])
             return True
         message = exc
     del line  # a huge request's bytes go before the session takes its message on
@@ -198,9 +198,7 @@ def _too_large(head: bytes) -> bytes:
     """The error answer to a message over the cap: the request's id if its beginning names one."""
     found = _ID.search(head)
     request_id = json.loads(found.group(1)) if found else None
-    message = f"Message too large: over {_LIMIT >> 20} MiB; it was dropped"
-    error = {"jsonrpc": "2.0", "id": request_id, "error": {"code": types.INVALID_REQUEST, "message": message}}
-    return json.dumps(error).encode() + b"\n"
+    return error_line(request_id, f"Message too large: over {_LIMIT >> 20} MiB; it was dropped")
 
 
 async def _pump_out(out: _Out, source: MemoryObjectReceiveStream[SessionMessage]) -> None:

@@ -19,8 +19,8 @@ def answer_to(line: bytes) -> dict[str, Any] | None:
         value = parse_line(line)
         to_message(value)
     except ValueError as exc:
-        pieces = refusal(line, exc, value)
-        return None if pieces is None else json.loads(b"".join(bytes(p) for p in pieces))
+        answer = refusal(line, exc, value)
+        return None if answer is None else json.loads(answer)
     raise AssertionError("the line is a valid message")
 
 
