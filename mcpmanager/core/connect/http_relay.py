@@ -130,6 +130,10 @@ class HttpRelay(Relay):
         if status in (401, 403, 421):
             text = (await response.aread()).decode(errors="replace").strip()
             raise Lost(f"the engine refused the bridge ({status}: {text})")
+        if status == 503:  # a stopping engine takes nothing new (`routes.Paths`): the next one gets it
+            if request is not None:
+                request.refused = True
+            raise Lost("the engine is stopping (503)")
         self._reached()  # (not by a refusal: that is waited out, then reported)
         if message is not None and message.get("method") == "initialize" and response.headers.get("mcp-session-id"):
             self._session = response.headers["mcp-session-id"]

@@ -32,6 +32,7 @@ from mcpmanager.core.serve.guard import Admission, ASGIApp, Guard, Receive, Scop
 from mcpmanager.core.serve.json_first import JsonFirstSessions
 
 BASE = "/mcp"
+STOPPING = "mcpmanager's engine is stopping; the request was not taken. Send it again in a moment.\n"
 Controls = Mapping[str, Callable[..., object]]
 
 
@@ -56,20 +57,29 @@ def build_app(
             routes[BASE] = endpoint
     for name, action in (controls or {}).items():
         routes[f"/control/{name}"] = _control(action)
-    app = Guard(Paths(routes), admission)
+    paths = Paths(routes)
+    app = Guard(paths, admission)
 
     @asynccontextmanager
     async def running() -> Any:
         async with AsyncExitStack() as stack:
             for mode in MODES:
                 await stack.enter_async_context(router.mode_server(mode).server.session_manager.run())
-            yield
+            try:
+                yield
+            finally:
+                paths.stopping = True  # before the sessions end: what comes in from now is not taken
 
     return app, running()
 
 
 class Paths:
-    """ASGI: the app of the request's path (with or without a trailing slash), else 404."""
+    """ASGI: the app of the request's path (with or without a trailing slash), else 404. Once the
+    engine stops (`stopping`), an MCP request is answered 503 without being looked at: the sessions
+    are ending, so it would otherwise fail as a 500 that cannot say whether it ran. A 503 says it did
+    not, and `connect` sends it on to the next engine (`http_relay`)."""
+
+    stopping = False
 
     def __init__(self, apps: Mapping[str, ASGIApp]) -> None:
         self.apps = {**apps, **{f"{path}/": app for path, app in apps.items()}}
@@ -80,6 +90,9 @@ class Paths:
         app = self.apps.get(scope["path"])
         if app is None:
             await PlainTextResponse("Not Found", status_code=404)(scope, receive, send)
+            return
+        if self.stopping and scope["path"].startswith(BASE):
+            await PlainTextResponse(STOPPING, status_code=503, headers={"Retry-After": "1"})(scope, receive, send)
             return
         await app(scope, receive, send)
 
