@@ -56,8 +56,7 @@ async def serve_http(
     # Bind here, not in uvicorn: a busy port is then an OSError we can report in one line (uvicorn
     # would log it and call sys.exit inside our task).
     where = f"{exposure.host if exposure.host in WILDCARDS else exposure.url_host}:{port}"
-    sock = _bound(exposure.host, port, where)
-    sock.set_inheritable(True)
+    sock = _bound(exposure.host, port, where)  # (not inheritable: no server started below may hold the port)
     # A modern (stateless) request in flight is its connection: uvicorn would wait for a long tool
     # call to finish before stopping. A moment for quick answers, then such calls are cancelled (the
     # bridge tells its client the call may or may not have run).
