@@ -194,6 +194,41 @@ async def test_a_request_sent_while_the_engine_stops_is_answered_by_the_next_one
         engine.wait()
 
 
+@pytest.mark.parametrize("link", LINKS)
+async def test_a_call_in_flight_when_the_engine_stops_gets_its_answer_within_the_grace(user: Path, link: str) -> None:
+    """Quitting the engine gives the calls in flight a second (`stopping.GRACE`) before the sessions
+    end and the servers stop: a call with half a second to go is answered as if nothing happened,
+    over either link. One that needs longer is cut off then, with the words that say it may have
+    run, and the engine still stops at once after (no waiting on the call)."""
+    config = configure(user, [], stopGrace=2)
+    engine = spawn_serve_http(config, user, user / "serve-http-stderr.log")
+    try:
+        await wait_for(lambda: engines(user), timeout=30)
+        bridge = await Bridge.start(user, link)
+        try:
+            await bridge.handshake()
+            await bridge.wait_for_tools({"a__sleep", "b__sleep"})
+            log = user / "logs" / "a.log"
+            short = asyncio.ensure_future(bridge.call(1, "a__sleep", 30, seconds=0.5))
+            long = asyncio.ensure_future(bridge.call(2, "b__sleep", 30, seconds=30))
+            await wait_for(lambda: "sleeping 0.5s" in log.read_text(), timeout=10)
+            await wait_for(lambda: "sleeping 30s" in (user / "logs" / "b.log").read_text(), timeout=10)
+            engine.send_signal(signal.SIGTERM)
+            assert text(await short) == "slept"
+            cut = await long
+            assert cut["isError"] is True and "may or may not have run" in text(cut)
+            with anyio.fail_after(15):
+                while engine.poll() is None:
+                    await anyio.sleep(0.05)
+            assert "cancelled sleep" not in log.read_text()
+        finally:
+            await bridge.stop()
+    finally:
+        if engine.poll() is None:
+            engine.kill()
+        engine.wait()
+
+
 async def test_a_request_sent_as_the_engine_begins_to_stop_is_answered_by_the_next_one(user: Path) -> None:
     """Sent at once after SIGTERM, the call reaches the stopping engine over the connection `connect
     --http` keeps, after its sessions began to end: it is answered 503, not taken (`routes.Paths`),

@@ -20,6 +20,7 @@ from mcpmanager.core.serve.exposure import LOCAL, Exposure
 from mcpmanager.core.serve.http import serve_http
 from mcpmanager.core.serve.local_socket import available, serve_local, socket_path
 from mcpmanager.core.serve.routes import Controls
+from mcpmanager.core.serve.stopping import GRACE, Stopping, drained
 from mcpmanager.core.system.paths import Paths
 from mcpmanager.core.tasks import spawn
 
@@ -54,14 +55,45 @@ async def host_http(
         every = {}  # a gateway's token holders are its users, not this machine's front end
 
     failure: Exception | None = None
+    stopping = Stopping()
+    # The stop (this task cancelled) reaches the endpoints only once the calls in flight had their
+    # grace (`stopping`): cancelled at once, the sessions would end under them.
+    serving = anyio.CancelScope(shield=True)
+    ended = anyio.Event()
+
+    async def serve() -> None:
+        nonlocal failure
+        with serving:
+            async with anyio.create_task_group() as tg:
+                if exposure == LOCAL:
+                    tg.start_soon(host_local, engine, token)
+                try:
+                    await serve_http(
+                        engine.router,
+                        chosen,
+                        listening,
+                        token=token,
+                        controls=every,
+                        exposure=exposure,
+                        stopping=stopping,
+                    )
+                except Exception as exc:  # raised below as it is, not in the task group's exception group:
+                    failure = exc  # callers name a busy port in one line (`except* PortUnavailable`)
+                tg.cancel_scope.cancel()
+        ended.set()
+
     async with anyio.create_task_group() as tg:
-        if exposure == LOCAL:
-            tg.start_soon(host_local, engine, token)
+        tg.start_soon(serve)
         try:
-            await serve_http(engine.router, chosen, listening, token=token, controls=every, exposure=exposure)
-        except Exception as exc:  # raised below as it is, not in the task group's exception group:
-            failure = exc  # callers name a busy port in one line (`except* PortUnavailable`)
-        tg.cancel_scope.cancel()
+            await ended.wait()  # (only a failure ends it by itself)
+        finally:
+            with anyio.CancelScope(shield=True):
+                if not ended.is_set():
+                    stopping.begin()
+                    if not await drained(engine.router.callers):
+                        logger.info("stopping with requests still in flight after %g s", GRACE)
+                    serving.cancel()
+                    await ended.wait()
     if failure is not None:
         raise failure
 

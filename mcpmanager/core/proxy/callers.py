@@ -90,6 +90,10 @@ class Callers:
     def on(self, server: str) -> list[Caller]:
         return list(self._on.get(server, ()))
 
+    def busy(self) -> bool:
+        """Whether a request is running on some server (one parked waiting for its client is not)."""
+        return any(not c.parked and not c.closed for callers in self._on.values() for c in callers)
+
     def find(self, server: str) -> Caller | str:
         """The caller a request from `server` is for, or why there is none (a sentence)."""
         callers = self._on.get(server)

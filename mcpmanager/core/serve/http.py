@@ -15,6 +15,7 @@ import uvicorn
 from mcpmanager.core.proxy.router import Router
 from mcpmanager.core.serve.exposure import LOCAL, WILDCARDS, Exposure, admission, check, ssl_context
 from mcpmanager.core.serve.routes import BASE, Controls, build_app
+from mcpmanager.core.serve.stopping import Stopping
 
 logger = logging.getLogger(__name__)
 
@@ -42,12 +43,14 @@ async def serve_http(
     token: str,
     controls: Controls | None = None,
     exposure: Exposure = LOCAL,
+    stopping: Stopping | None = None,
 ) -> None:
     """Serve Streamable HTTP until cancelled, on 127.0.0.1 to requests carrying `token`, or as
     `exposure` says (see `routes` for the paths); `on_listening` gets the default mode's URL once
-    bound. ExposureError when the exposure must not start (no TLS on a network address…)."""
+    bound. ExposureError when the exposure must not start (no TLS on a network address…).
+    `stopping`: begun by the caller before it cancels this, to refuse new requests meanwhile."""
     check(exposure)
-    app, running = build_app(router, admission(exposure, token), controls, exposure.stateless)
+    app, running = build_app(router, admission(exposure, token), controls, exposure.stateless, stopping)
     # The session manager runs here rather than in uvicorn's lifespan: uvicorn's graceful shutdown
     # waits for every connection to close *before* the lifespan shutdown, and a connected client's
     # open stream (a session's GET stream, a modern subscriptions/listen response) never ends by

@@ -30,6 +30,7 @@ from mcpmanager.core.proxy.router import Router
 from mcpmanager.core.sdk_compat import use_session_manager
 from mcpmanager.core.serve.guard import Admission, ASGIApp, Guard, Receive, Scope, Send
 from mcpmanager.core.serve.json_first import JsonFirstSessions
+from mcpmanager.core.serve.stopping import Stopping, new_work
 
 BASE = "/mcp"
 STOPPING = "mcpmanager's engine is stopping; the request was not taken. Send it again in a moment.\n"
@@ -37,10 +38,16 @@ Controls = Mapping[str, Callable[..., object]]
 
 
 def build_app(
-    router: Router, admission: Admission, controls: Controls | None = None, stateless: bool = False
+    router: Router,
+    admission: Admission,
+    controls: Controls | None = None,
+    stateless: bool = False,
+    stopping: Stopping | None = None,
 ) -> tuple[ASGIApp, AbstractAsyncContextManager[Any]]:
     """The app and a context that runs every mode's session manager (enter it before serving).
-    `stateless`: no session is kept between requests, so any replica can answer any of them."""
+    `stateless`: no session is kept between requests, so any replica can answer any of them.
+    `stopping`: once begun, MCP requests are answered 503 (begun at the latest as the context exits)."""
+    stopping = Stopping() if stopping is None else stopping
     routes: dict[str, ASGIApp] = {}
     # The guard checks Host and Origin against the endpoint's own names; the SDK's own check knows
     # only loopback names, so it is switched off rather than kept as a second, narrower list.
@@ -57,8 +64,7 @@ def build_app(
             routes[BASE] = endpoint
     for name, action in (controls or {}).items():
         routes[f"/control/{name}"] = _control(action)
-    paths = Paths(routes)
-    app = Guard(paths, admission)
+    app = Guard(Paths(routes, stopping), admission)
 
     @asynccontextmanager
     async def running() -> Any:
@@ -68,21 +74,21 @@ def build_app(
             try:
                 yield
             finally:
-                paths.stopping = True  # before the sessions end: what comes in from now is not taken
+                stopping.begin()  # before the sessions end: what comes in from now is not taken
 
     return app, running()
 
 
 class Paths:
     """ASGI: the app of the request's path (with or without a trailing slash), else 404. Once the
-    engine stops (`stopping`), an MCP request is answered 503 without being looked at: the sessions
-    are ending, so it would otherwise fail as a 500 that cannot say whether it ran. A 503 says it did
-    not, and `connect` sends it on to the next engine (`http_relay`)."""
+    engine stops (`stopping`), an MCP request that would start new work is answered 503 without
+    being served: the sessions are about to end, so it would otherwise fail, or be cut off, without
+    saying whether it ran. A 503 says it did not, and `connect` sends it on to the next engine
+    (`http_relay`). What a client sends about the work in flight still reaches it."""
 
-    stopping = False
-
-    def __init__(self, apps: Mapping[str, ASGIApp]) -> None:
+    def __init__(self, apps: Mapping[str, ASGIApp], stopping: Stopping) -> None:
         self.apps = {**apps, **{f"{path}/": app for path, app in apps.items()}}
+        self.stopping = stopping
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":  # (lifespan: uvicorn runs none here)
@@ -91,9 +97,11 @@ class Paths:
         if app is None:
             await PlainTextResponse("Not Found", status_code=404)(scope, receive, send)
             return
-        if self.stopping and scope["path"].startswith(BASE):
-            await PlainTextResponse(STOPPING, status_code=503, headers={"Retry-After": "1"})(scope, receive, send)
-            return
+        if self.stopping.begun and scope["path"].startswith(BASE):
+            refused, receive = await new_work(scope, receive)
+            if refused:
+                await PlainTextResponse(STOPPING, status_code=503, headers={"Retry-After": "1"})(scope, receive, send)
+                return
         await app(scope, receive, send)
 
 

@@ -1,48 +1,73 @@
-"""The endpoint's paths: a stopping engine's MCP paths answer 503 without reaching their app."""
+"""The endpoint's paths: once the engine stops, a POST that would start new work is answered 503
+without reaching its app; what a client sends about work in flight still reaches it, body intact."""
 
 from __future__ import annotations
+
+import json
 
 import anyio
 from starlette.types import Message, Receive, Scope, Send
 
 from mcpmanager.core.serve.routes import STOPPING, Paths
+from mcpmanager.core.serve.stopping import Stopping
+
+CALL = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "echo", "arguments": {}}}
+ANSWER = {"jsonrpc": "2.0", "id": 3, "result": {"action": "accept", "content": {}}}  # to a server's question
+CANCEL = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}}
 
 
 class Recorded:
     def __init__(self) -> None:
-        self.called: list[str] = []
+        self.bodies: list[bytes] = []
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        self.called.append(scope["path"])
+        body = b""
+        while True:  # as an app reads it: every chunk, until no more
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body", False):
+                break
+        self.bodies.append(body)
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b"served"})
 
 
-def request(paths: Paths, path: str) -> tuple[int, bytes, dict[bytes, bytes]]:
+def request(paths: Paths, path: str, body: bytes = b"", method: str = "POST") -> tuple[int, bytes, dict[bytes, bytes]]:
     sent: list[Message] = []
+    chunks = [body[:5], body[5:]]  # in two parts, as a body may come
 
     async def receive() -> Message:
-        return {"type": "http.request", "body": b"", "more_body": False}
+        chunk = chunks.pop(0)
+        return {"type": "http.request", "body": chunk, "more_body": bool(chunks)}
 
     async def send(message: Message) -> None:
         sent.append(message)
 
-    scope: Scope = {"type": "http", "method": "POST", "path": path, "headers": [], "query_string": b""}
+    scope: Scope = {"type": "http", "method": method, "path": path, "headers": [], "query_string": b""}
     anyio.run(paths, scope, receive, send)
-    start, body = sent[0], b"".join(m.get("body", b"") for m in sent[1:])
-    return start["status"], body, dict(start["headers"])
+    start, answer = sent[0], b"".join(m.get("body", b"") for m in sent[1:])
+    return start["status"], answer, dict(start["headers"])
 
 
-def test_a_stopping_engine_takes_no_new_mcp_request() -> None:
+def test_a_stopping_engine_takes_no_new_request_but_hears_about_the_work_in_flight() -> None:
     mcp, control = Recorded(), Recorded()
-    paths = Paths({"/mcp": mcp, "/mcp/direct": mcp, "/control/show": control})
-    assert request(paths, "/mcp/direct")[:2] == (200, b"served")
+    stopping = Stopping()
+    paths = Paths({"/mcp": mcp, "/mcp/direct": mcp, "/control/show": control}, stopping)
+    call = json.dumps(CALL).encode()
+    assert request(paths, "/mcp/direct", call)[:2] == (200, b"served")
 
-    paths.stopping = True
+    stopping.begin()
     for path in ("/mcp", "/mcp/", "/mcp/direct"):
-        status, body, headers = request(paths, path)
-        assert (status, body.decode()) == (503, STOPPING)
+        status, answer, headers = request(paths, path, call)
+        assert (status, answer.decode()) == (503, STOPPING)
         assert headers[b"retry-after"] == b"1"
-    assert mcp.called == ["/mcp/direct"]  # nothing reached the app once stopping
-    assert request(paths, "/control/show")[:2] == (200, b"served")  # the front end's controls still answer
+    assert request(paths, "/mcp", json.dumps([CANCEL, CALL]).encode())[0] == 503  # a batch with a request
+    assert request(paths, "/mcp", b"x" * (2 << 20))[0] == 503  # too large to tell: not taken
+    assert mcp.bodies == [call]  # none of them reached the app
+
+    for body in (json.dumps(ANSWER).encode(), json.dumps(CANCEL).encode(), b"{not json"):
+        assert request(paths, "/mcp", body)[:2] == (200, b"served")
+        assert mcp.bodies[-1] == body  # handed on whole
+    assert request(paths, "/mcp", method="DELETE")[:2] == (200, b"served")  # a client ending its session
+    assert request(paths, "/control/show", call)[:2] == (200, b"served")  # the front end's controls answer
     assert request(paths, "/nowhere")[0] == 404

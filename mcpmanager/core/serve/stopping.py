@@ -1,0 +1,71 @@
+"""An endpoint's stop, in two steps, so that quitting the app or restarting the engine does not cut
+off calls a moment from their answer. From `begin`, nothing new is taken (over HTTP a request gets
+503, `routes.Paths`); then the requests in flight on servers get up to a grace to finish and be
+answered (`drained`) before the sessions end and the servers stop (`engine.host`).
+
+"Nothing new" is a POST carrying a JSON-RPC request. What a client sends about the work in flight
+still goes through: its answer to a server's question, a cancellation, a progress notification,
+the end of its session.
+"""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+from starlette.types import Message, Receive, Scope
+
+from mcpmanager.core.proxy.callers import Callers
+
+GRACE = 1.0  # seconds the requests in flight get to finish once the engine stops
+_POLL = 0.01  # seconds between looks: a stop's wait, so the calls' own path pays nothing for it
+_READ_LIMIT = 1 << 20  # bytes of a body read to tell; a larger one is refused (no request is that large)
+
+
+class Stopping:
+    begun = False
+
+    def begin(self) -> None:
+        self.begun = True
+
+
+async def drained(callers: Callers, grace: float = GRACE) -> bool:
+    """Whether every request in flight on a server ended within `grace` seconds."""
+    with anyio.move_on_after(grace):
+        while callers.busy():
+            await anyio.sleep(_POLL)
+        return True
+    return False
+
+
+async def new_work(scope: Scope, receive: Receive) -> tuple[bool, Receive]:
+    """Whether an HTTP request to a stopping endpoint would start new work (a POST carrying a
+    JSON-RPC request), and the `receive` to hand it on with (the body read here, replayed)."""
+    if scope.get("method") != "POST":
+        return False, receive
+    messages: list[Message] = []
+
+    async def replay() -> Message:
+        return messages.pop(0) if messages else await receive()
+
+    size = 0
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":  # (the client went away: the app sees it so)
+            return False, replay
+        size += len(message.get("body", b""))
+        if size > _READ_LIMIT:
+            return True, replay
+        if not message.get("more_body", False):
+            break
+    return _requests_in(b"".join(m.get("body", b"") for m in messages)), replay
+
+
+def _requests_in(body: bytes) -> bool:
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        return False  # (answered as malformed by the endpoint, as ever)
+    batch = parsed if isinstance(parsed, list) else [parsed]
+    return any(isinstance(m, dict) and "method" in m and "id" in m for m in batch)

@@ -1,0 +1,41 @@
+"""The stop's drain: it waits for requests running on servers, up to its grace, and not for one
+parked on its client's answer."""
+
+from __future__ import annotations
+
+import anyio
+
+from mcpmanager.core.proxy.callers import Callers
+from mcpmanager.core.proxy.connections import Connections
+from mcpmanager.core.serve.stopping import drained
+from tests.core.proxy.test_rounds import LEGACY, MODERN, FakeSession, ctx
+
+
+async def test_the_drain_ends_as_the_last_request_in_flight_does() -> None:
+    callers = Callers(Connections())
+    assert await drained(callers, grace=0)  # nothing in flight: at once
+    caller = callers.enter("srv", ctx(FakeSession(LEGACY)))
+    ended_at: list[float] = []
+
+    async def finish() -> None:
+        await anyio.sleep(0.2)
+        ended_at.append(anyio.current_time())
+        callers.leave(caller)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(finish)
+        assert await drained(callers, grace=5)
+        assert ended_at and anyio.current_time() - ended_at[0] < 1  # (not the grace: as it ended)
+
+
+async def test_the_drain_gives_up_after_its_grace_and_skips_parked_requests() -> None:
+    callers = Callers(Connections())
+    running = callers.enter("a", ctx(FakeSession(LEGACY)))
+    parked = callers.enter("b", ctx(FakeSession(MODERN)), parkable=True)
+    started = anyio.current_time()
+    assert not await drained(callers, grace=0.2)
+    assert anyio.current_time() - started >= 0.2
+    callers.leave(running)
+    parked.parked = True  # waiting for its client's retry: nothing runs on the server
+    assert callers.busy() is False
+    assert await drained(callers, grace=0)
