@@ -8,7 +8,7 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -212,7 +212,7 @@ def _serve(args: argparse.Namespace) -> int:
         await engine.start()
         try:
             async with anyio.create_task_group() as tg:
-                tg.start_soon(_cancel_on_signals, tg.cancel_scope)
+                tg.start_soon(_cancel_on_signals, tg.cancel_scope, engine.groups.kill_all)
                 if not args.demo:
                     tg.start_soon(engine.watch_config)
                 if args.http:
@@ -227,11 +227,7 @@ def _serve(args: argparse.Namespace) -> int:
                     await serve_stdio(engine.router)
                 tg.cancel_scope.cancel()
         finally:
-            # A Ctrl-C/SIGTERM while stopping (a second one, or a client's after it closed our stdin)
-            # means "now": go to the end of the stop ladder, SIGKILL every server's group, so the
-            # stop finishes at once instead of the client's SIGKILL orphaning them mid-ladder.
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                signal.signal(sig, lambda _signum, _frame: engine.groups.kill_all())
+            _now_on_signals(engine.groups.kill_all)  # (a stop that came another way: stdin closed, quit)
             with anyio.CancelScope(shield=True):
                 await engine.stop()
 
@@ -278,11 +274,24 @@ def _exposure(args: argparse.Namespace) -> Any:
     return exposure
 
 
-async def _cancel_on_signals(scope: anyio.CancelScope) -> None:
+async def _cancel_on_signals(scope: anyio.CancelScope, kill_all: Callable[[], None]) -> None:
+    """The first Ctrl-C/SIGTERM stops the engine (`scope`); from then on, another one means now."""
     with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async for _ in signals:
-            scope.cancel()
-            return
+            break
+    # Installed before the stop begins, not after the endpoint stopped: leaving the receiver put
+    # the default handlers back, which would end the process and orphan the servers if a second
+    # signal came while the calls in flight have their second (`serve/stopping.py`).
+    _now_on_signals(kill_all)
+    scope.cancel()
+
+
+def _now_on_signals(kill_all: Callable[[], None]) -> None:
+    """A Ctrl-C/SIGTERM while stopping (a second one, or a client's after it closed our stdin) means
+    "now": go to the end of the stop ladder, SIGKILL every server's group, so the stop finishes at
+    once instead of the client's SIGKILL orphaning them mid-ladder."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda _signum, _frame: kill_all())
 
 
 def _status(args: argparse.Namespace) -> int:

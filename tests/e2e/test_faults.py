@@ -4,6 +4,7 @@ each failed before its fix."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -27,7 +28,7 @@ from tests.helpers.conformance import conformance_fixture
 from tests.helpers.engines import engines, pid_alive, stop_engines, wait_for
 from tests.helpers.fixture_servers import FAST, fixture, write_config
 from tests.helpers.full_disk import fill, small_disk
-from tests.helpers.serving import serving_http
+from tests.helpers.serving import Served, serving_http
 from tests.helpers.soak import soak
 
 
@@ -323,6 +324,47 @@ async def test_a_sigterm_while_stopping_goes_to_the_end_of_the_ladder(tmp_path: 
         assert not [pid for pid in pids if pid_alive(pid)]
     finally:
         end_all(engine, pids)
+
+
+async def test_a_second_signal_while_the_calls_in_flight_have_their_grace_still_ends_every_server(
+    tmp_path: Path,
+) -> None:
+    """The first SIGTERM gives the calls in flight a second before the engine stops its servers. A
+    second signal in that second means "now", as it does later in the stop: it fell to the default
+    handler there (the first one's receiver had put it back), and the engine died on the spot,
+    leaving stubborn servers and their grandchildren running."""
+    home = tmp_path / "home"
+    servers, pidfiles = stubborn_servers(tmp_path, 2)
+    config = write_config(tmp_path / "cfg", servers, supervisor={**FAST, "stopGrace": 30})
+    pids: list[int] = []
+    async with serving_http(config, home) as served:
+        try:
+            pids += await server_processes(home, list(servers), pidfiles)
+            async with http_client(served.url, served.token) as client:
+                await wait_for_tools(client, {"s0__sleep"})
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(call_in_flight, served)
+                await wait_for(lambda: "sleeping 30s" in (home / "logs" / "s0.log").read_text(), timeout=10)
+                served.process.send_signal(signal.SIGTERM)  # the call in flight gets its second
+                await anyio.sleep(0.3)
+                assert served.process.poll() is None
+                served.process.send_signal(signal.SIGTERM)  # now
+                await wait_for(lambda: served.process.poll() is not None, timeout=20)  # against 60 s of ladder
+                assert not [pid for pid in pids if pid_alive(pid)]
+                assert served.process.returncode == 0
+                tg.cancel_scope.cancel()
+        finally:
+            for pid in pids:
+                if pid_alive(pid):
+                    os.kill(pid, signal.SIGKILL)
+
+
+async def call_in_flight(served: Served) -> None:
+    """A call that is still running when the engine stops; how it ends is not what is tested (its
+    server is killed), nor how its client takes that."""
+    with contextlib.suppress(Exception):
+        async with http_client(served.url, served.token) as client:
+            await client.call_tool("s0__sleep", {"seconds": 30})
 
 
 def status_output(home: Path, *flags: str) -> str:
