@@ -227,7 +227,7 @@ def _serve(args: argparse.Namespace) -> int:
                     await serve_stdio(engine.router)
                 tg.cancel_scope.cancel()
         finally:
-            _now_on_signals(engine.groups.kill_all)  # (a stop that came another way: stdin closed, quit)
+            _now_on_signals(engine.groups.kill_all)  # (again: a stop that began before the receiver ran)
             with anyio.CancelScope(shield=True):
                 await engine.stop()
 
@@ -275,14 +275,17 @@ def _exposure(args: argparse.Namespace) -> Any:
 
 
 async def _cancel_on_signals(scope: anyio.CancelScope, kill_all: Callable[[], None]) -> None:
-    """The first Ctrl-C/SIGTERM stops the engine (`scope`); from then on, another one means now."""
-    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for _ in signals:
-            break
-    # Installed before the stop begins, not after the endpoint stopped: leaving the receiver put
-    # the default handlers back, which would end the process and orphan the servers if a second
-    # signal came while the calls in flight have their second (`serve/stopping.py`).
-    _now_on_signals(kill_all)
+    """The first Ctrl-C/SIGTERM stops the engine (`scope`); from then on, another one means now, as
+    it does once the stop came another way (this cancelled: stdin closed, the quit control)."""
+    try:
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for _ in signals:
+                break
+    finally:
+        # At once, not after the endpoint stopped: leaving the receiver put the default handlers
+        # back, which would end the process and orphan the servers if a signal came while the calls
+        # in flight have their second (`serve/stopping.py`).
+        _now_on_signals(kill_all)
     scope.cancel()
 
 

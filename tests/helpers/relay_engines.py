@@ -47,7 +47,7 @@ class Engines:
         self.paths = Paths.resolve(env={"MCPMANAGER_HOME": str(home)})
         self.tg = tg
         self.server = MemoryServer("notes")
-        self.current: tuple[Engine, anyio.CancelScope, Endpoint] | None = None
+        self.current: tuple[Engine, anyio.CancelScope, Endpoint, anyio.Event] | None = None
         self.found = 0
 
     async def start(self) -> Endpoint:
@@ -55,10 +55,14 @@ class Engines:
         await engine.start()
         urls: list[str] = []
         scope = anyio.CancelScope()
+        served = anyio.Event()
 
         async def serve() -> None:
-            with scope:
-                await host_http(engine, 0, on_listening=urls.append)
+            try:
+                with scope:
+                    await host_http(engine, 0, on_listening=urls.append)
+            finally:
+                served.set()
 
         self.tg.start_soon(serve)
         with anyio.fail_after(10):
@@ -66,13 +70,16 @@ class Engines:
                 await anyio.sleep(0.01)
         assert engine.local_socket is not None  # served beside HTTP on this machine
         endpoint = Endpoint(urls[0], ensure_token(self.paths.runtime_dir), str(engine.local_socket))
-        self.current = (engine, scope, endpoint)
+        self.current = (engine, scope, endpoint, served)
         return endpoint
 
     async def stop(self) -> None:
+        """As a front end stops: the endpoint first (the calls in flight get their grace), then the
+        servers."""
         assert self.current is not None
-        engine, scope, _ = self.current
+        engine, scope, _, served = self.current
         scope.cancel()
+        await served.wait()
         await engine.stop()
         self.current = None
 

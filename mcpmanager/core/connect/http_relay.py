@@ -112,9 +112,22 @@ class HttpRelay(Relay):
     async def _post(self, raw: bytes, message: Message | None, request: Pending | None = None) -> None:
         assert self._http is not None
         headers, generation = self._headers(message), self._generation
+        since = anyio.current_time()
         try:
-            async with self._http.stream("POST", self._url, content=raw, headers=headers) as response:
-                await self._answered(response, message, request)
+            while True:
+                async with self._http.stream("POST", self._url, content=raw, headers=headers) as response:
+                    if not await self._not_taken(response, request):
+                        await self._answered(response, message, request)
+                        return
+                # The engine is stopping and finishing what it runs (`serve/stopping.py`): this one
+                # waits for its endpoint to close (then goes to the next engine, as refused) rather
+                # than the engine being given up on, and the calls it is finishing with it.
+                assert request is not None
+                request.refused = True
+                if anyio.current_time() - since >= self._patience:
+                    raise Lost("the engine kept answering that it is stopping (503)")
+                await anyio.sleep(RECONNECT_PAUSE)
+                request.refused = False
         except httpx2.TransportError as exc:  # refused, reset, closed mid-answer
             if request is not None and isinstance(exc, httpx2.ConnectError):
                 request.refused = True
@@ -123,6 +136,14 @@ class HttpRelay(Relay):
             exc.generation = generation
             raise
 
+    @staticmethod
+    async def _not_taken(response: httpx2.Response, request: Pending | None) -> bool:
+        """A request the stopping engine refused to start (503): nothing ran, so it may be sent again."""
+        if response.status_code != 503 or request is None:
+            return False
+        await response.aread()
+        return True
+
     async def _answered(self, response: httpx2.Response, message: Message | None, request: Pending | None) -> None:
         status = response.status_code
         if status == 404 and self._session is not None and (message or {}).get("method") != "initialize":
@@ -130,10 +151,6 @@ class HttpRelay(Relay):
         if status in (401, 403, 421):
             text = (await response.aread()).decode(errors="replace").strip()
             raise Lost(f"the engine refused the bridge ({status}: {text})")
-        if status == 503:  # a stopping engine takes nothing new (`routes.Paths`): the next one gets it
-            if request is not None:
-                request.refused = True
-            raise Lost("the engine is stopping (503)")
         self._reached()  # (not by a refusal: that is waited out, then reported)
         if message is not None and message.get("method") == "initialize" and response.headers.get("mcp-session-id"):
             self._session = response.headers["mcp-session-id"]

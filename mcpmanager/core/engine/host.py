@@ -63,24 +63,26 @@ async def host_http(
 
     async def serve() -> None:
         nonlocal failure
-        with serving:
-            async with anyio.create_task_group() as tg:
-                if exposure == LOCAL:
-                    tg.start_soon(host_local, engine, token)
-                try:
-                    await serve_http(
-                        engine.router,
-                        chosen,
-                        listening,
-                        token=token,
-                        controls=every,
-                        exposure=exposure,
-                        stopping=stopping,
-                    )
-                except Exception as exc:  # raised below as it is, not in the task group's exception group:
-                    failure = exc  # callers name a busy port in one line (`except* PortUnavailable`)
-                tg.cancel_scope.cancel()
-        ended.set()
+        try:
+            with serving:
+                async with anyio.create_task_group() as tg:
+                    if exposure == LOCAL:
+                        tg.start_soon(host_local, engine, token)
+                    try:
+                        await serve_http(
+                            engine.router,
+                            chosen,
+                            listening,
+                            token=token,
+                            controls=every,
+                            exposure=exposure,
+                            stopping=stopping,
+                        )
+                    except Exception as exc:  # raised below as it is, not in the task group's exception group:
+                        failure = exc  # callers name a busy port in one line (`except* PortUnavailable`)
+                    tg.cancel_scope.cancel()
+        finally:
+            ended.set()  # (whatever ended it: the stop below waits for this)
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(serve)
@@ -90,9 +92,11 @@ async def host_http(
             with anyio.CancelScope(shield=True):
                 if not ended.is_set():
                     stopping.begin()
-                    if not await drained(engine.router.callers):
-                        logger.info("stopping with requests still in flight after %g s", GRACE)
-                    serving.cancel()
+                    try:
+                        if not await drained(engine.router.callers):
+                            logger.info("stopping with requests still in flight after %g s", GRACE)
+                    finally:
+                        serving.cancel()
                     await ended.wait()
     if failure is not None:
         raise failure

@@ -4,8 +4,8 @@ off calls a moment from their answer. From `begin`, nothing new is taken (over H
 answered (`drained`) before the sessions end and the servers stop (`engine.host`).
 
 "Nothing new" is a POST carrying a JSON-RPC request. What a client sends about the work in flight
-still goes through: its answer to a server's question, a cancellation, a progress notification,
-the end of its session.
+still goes through: its answer to a server's question (a 2026-07-28 client's comes as the request
+again, with the answers: that goes through too), a cancellation, the end of its session.
 """
 
 from __future__ import annotations
@@ -19,7 +19,10 @@ from mcpmanager.core.proxy.callers import Callers
 
 GRACE = 1.0  # seconds the requests in flight get to finish once the engine stops
 _POLL = 0.01  # seconds between looks: a stop's wait, so the calls' own path pays nothing for it
-_READ_LIMIT = 1 << 20  # bytes of a body read to tell; a larger one is refused (no request is that large)
+# Seconds nothing must run before the drain ends: a call's answer still crosses the session and its
+# streams for a few loop turns after the call has left `Callers`.
+_SETTLE = 0.05
+_READ_LIMIT = 4 << 20  # bytes read to tell; a larger body goes on as it is (the endpoint answers 413)
 
 
 class Stopping:
@@ -30,9 +33,15 @@ class Stopping:
 
 
 async def drained(callers: Callers, grace: float = GRACE) -> bool:
-    """Whether every request in flight on a server ended within `grace` seconds."""
+    """Whether every request in flight on a server ended (and nothing ran for a moment after, so
+    its answer is out) within `grace` seconds."""
     with anyio.move_on_after(grace):
-        while callers.busy():
+        idle_since: float | None = None
+        while idle_since is None or anyio.current_time() - idle_since < _SETTLE:
+            if callers.busy():
+                idle_since = None
+            elif idle_since is None:
+                idle_since = anyio.current_time()
             await anyio.sleep(_POLL)
         return True
     return False
@@ -56,7 +65,7 @@ async def new_work(scope: Scope, receive: Receive) -> tuple[bool, Receive]:
             return False, replay
         size += len(message.get("body", b""))
         if size > _READ_LIMIT:
-            return True, replay
+            return False, replay
         if not message.get("more_body", False):
             break
     return _requests_in(b"".join(m.get("body", b"") for m in messages)), replay
@@ -65,7 +74,13 @@ async def new_work(scope: Scope, receive: Receive) -> tuple[bool, Receive]:
 def _requests_in(body: bytes) -> bool:
     try:
         parsed = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False  # (answered as malformed by the endpoint, as ever)
     batch = parsed if isinstance(parsed, list) else [parsed]
-    return any(isinstance(m, dict) and "method" in m and "id" in m for m in batch)
+    return any(isinstance(m, dict) and "method" in m and "id" in m and not _answering(m) for m in batch)
+
+
+def _answering(request: dict[str, object]) -> bool:
+    """A 2026-07-28 client's request sent again with its answers to the server's questions."""
+    params = request.get("params")
+    return isinstance(params, dict) and ("inputResponses" in params or "requestState" in params)

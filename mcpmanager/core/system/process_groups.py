@@ -77,10 +77,13 @@ class ProcessGroups:
         self.path = runtime_dir / FOLDER / f"{os.getpid()}.json" if runtime_dir is not None else None
         self._engine_ticks = start_ticks(os.getpid())
         self._groups: dict[int, int | None] = {}  # leader pid → its start ticks
+        self._ended = False  # `kill_all` ran: whatever starts after it is ended as it starts
 
     def add(self, pid: int) -> None:
         self._groups[pid] = start_ticks(pid)
         self._write()
+        if self._ended:  # (a server restarted by its supervisor before the engine's stop reached it)
+            _kill_session(pid, self._groups[pid])
 
     def remove(self, pid: int) -> None:
         if pid in self._groups:
@@ -88,7 +91,9 @@ class ProcessGroups:
             self._write()
 
     def kill_all(self) -> None:
-        """SIGKILL every live group at once: the end of the stop ladder, for a second SIGTERM."""
+        """SIGKILL every live group at once, and any started later: the end of the stop ladder, for
+        a second SIGTERM."""
+        self._ended = True
         for pid, ticks in list(self._groups.items()):
             _kill_session(pid, ticks)
 

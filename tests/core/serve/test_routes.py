@@ -62,12 +62,15 @@ def test_a_stopping_engine_takes_no_new_request_but_hears_about_the_work_in_flig
         assert (status, answer.decode()) == (503, STOPPING)
         assert headers[b"retry-after"] == b"1"
     assert request(paths, "/mcp", json.dumps([CANCEL, CALL]).encode())[0] == 503  # a batch with a request
-    assert request(paths, "/mcp", b"x" * (2 << 20))[0] == 503  # too large to tell: not taken
     assert mcp.bodies == [call]  # none of them reached the app
 
-    for body in (json.dumps(ANSWER).encode(), json.dumps(CANCEL).encode(), b"{not json"):
+    again = json.dumps({**CALL, "params": {"name": "echo", "arguments": {}, "inputResponses": {}, "requestState": "s"}})
+    deep = b"[" * 100_000 + b"]" * 100_000
+    for body in (json.dumps(ANSWER).encode(), json.dumps(CANCEL).encode(), again.encode(), b"{not json", deep):
         assert request(paths, "/mcp", body)[:2] == (200, b"served")
         assert mcp.bodies[-1] == body  # handed on whole
+    huge = b" " * (5 << 20)  # past what is read to tell: on to the endpoint, which refuses it as too large
+    assert request(paths, "/mcp", huge)[:2] == (200, b"served") and mcp.bodies[-1] == huge
     assert request(paths, "/mcp", method="DELETE")[:2] == (200, b"served")  # a client ending its session
     assert request(paths, "/control/show", call)[:2] == (200, b"served")  # the front end's controls answer
     assert request(paths, "/nowhere")[0] == 404

@@ -13,7 +13,9 @@ from tests.core.proxy.test_rounds import LEGACY, MODERN, FakeSession, ctx
 
 async def test_the_drain_ends_as_the_last_request_in_flight_does() -> None:
     callers = Callers(Connections())
-    assert await drained(callers, grace=0)  # nothing in flight: at once
+    started = anyio.current_time()
+    assert await drained(callers, grace=5)  # nothing in flight: at once (after a moment's settle)
+    assert anyio.current_time() - started < 1
     caller = callers.enter("srv", ctx(FakeSession(LEGACY)))
     ended_at: list[float] = []
 
@@ -38,4 +40,26 @@ async def test_the_drain_gives_up_after_its_grace_and_skips_parked_requests() ->
     callers.leave(running)
     parked.parked = True  # waiting for its client's retry: nothing runs on the server
     assert callers.busy() is False
-    assert await drained(callers, grace=0)
+    assert await drained(callers, grace=5)
+
+
+async def test_the_drain_waits_for_a_request_that_starts_as_another_ends() -> None:
+    """A moment with nothing running is not the end: the answer of the call that just left is still
+    on its way out, and the next may be entering."""
+    callers = Callers(Connections())
+    first = callers.enter("a", ctx(FakeSession(LEGACY)))
+    later: list[float] = []
+
+    async def relay() -> None:
+        await anyio.sleep(0.1)
+        callers.leave(first)
+        await anyio.sleep(0.02)  # inside the settle
+        second = callers.enter("b", ctx(FakeSession(LEGACY)))
+        await anyio.sleep(0.3)
+        later.append(anyio.current_time())
+        callers.leave(second)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(relay)
+        assert await drained(callers, grace=5)
+        assert later and anyio.current_time() >= later[0]

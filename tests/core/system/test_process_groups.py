@@ -69,6 +69,21 @@ def test_the_record_follows_the_live_groups(tmp_path: Path, leaders: list[subpro
     assert not groups.path.exists()  # nothing live, nothing on record
 
 
+def test_after_kill_all_a_group_that_starts_is_ended_as_it_is_added(
+    tmp_path: Path, leaders: list[subprocess.Popen[bytes]]
+) -> None:
+    """The second signal's "now" holds for a server its supervisor restarts before the engine's stop
+    reaches it."""
+    groups = ProcessGroups(tmp_path)
+    before = leader(leaders)
+    groups.add(before.pid)
+    groups.kill_all()
+    assert gone(before)
+    after = leader(leaders)
+    groups.add(after.pid)
+    assert gone(after)
+
+
 def test_a_dead_engines_groups_are_ended_and_a_live_ones_left(
     tmp_path: Path, leaders: list[subprocess.Popen[bytes]]
 ) -> None:
