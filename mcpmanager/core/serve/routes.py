@@ -46,7 +46,7 @@ def build_app(
 ) -> tuple[ASGIApp, AbstractAsyncContextManager[Any]]:
     """The app and a context that runs every mode's session manager (enter it before serving).
     `stateless`: no session is kept between requests, so any replica can answer any of them.
-    `stopping`: once begun, MCP requests are answered 503 (begun at the latest as the context exits)."""
+    `stopping`: once begun, MCP requests are answered 503 (all of them as the context exits)."""
     stopping = Stopping() if stopping is None else stopping
     routes: dict[str, ASGIApp] = {}
     # The guard checks Host and Origin against the endpoint's own names; the SDK's own check knows
@@ -74,7 +74,7 @@ def build_app(
             try:
                 yield
             finally:
-                stopping.begin()  # before the sessions end: what comes in from now is not taken
+                stopping.close()  # before the sessions end: what comes in from now is not taken
 
     return app, running()
 
@@ -84,7 +84,8 @@ class Paths:
     engine stops (`stopping`), an MCP request that would start new work is answered 503 without
     being served: the sessions are about to end, so it would otherwise fail, or be cut off, without
     saying whether it ran. A 503 says it did not, and `connect` sends it on to the next engine
-    (`http_relay`). What a client sends about the work in flight still reaches it."""
+    (`http_relay`). What a client sends about the work in flight still reaches it, until the sessions
+    end (`closed`): from then on everything is answered 503."""
 
     def __init__(self, apps: Mapping[str, ASGIApp], stopping: Stopping) -> None:
         self.apps = {**apps, **{f"{path}/": app for path, app in apps.items()}}
@@ -98,7 +99,7 @@ class Paths:
             await PlainTextResponse("Not Found", status_code=404)(scope, receive, send)
             return
         if self.stopping.begun and scope["path"].startswith(BASE):
-            refused, receive = await new_work(scope, receive)
+            refused, receive = (True, receive) if self.stopping.closed else await new_work(scope, receive)
             if refused:
                 await PlainTextResponse(STOPPING, status_code=503, headers={"Retry-After": "1"})(scope, receive, send)
                 return

@@ -26,10 +26,14 @@ _READ_LIMIT = 4 << 20  # bytes read to tell; a larger body goes on as it is (the
 
 
 class Stopping:
-    begun = False
+    begun = False  # nothing new is taken
+    closed = False  # the sessions are ending: nothing at all is (there is no one left to hear it)
 
     def begin(self) -> None:
         self.begun = True
+
+    def close(self) -> None:
+        self.begun = self.closed = True
 
 
 async def drained(callers: Callers, grace: float = GRACE) -> bool:

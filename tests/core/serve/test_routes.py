@@ -74,3 +74,10 @@ def test_a_stopping_engine_takes_no_new_request_but_hears_about_the_work_in_flig
     assert request(paths, "/mcp", method="DELETE")[:2] == (200, b"served")  # a client ending its session
     assert request(paths, "/control/show", call)[:2] == (200, b"served")  # the front end's controls answer
     assert request(paths, "/nowhere")[0] == 404
+
+    served = len(mcp.bodies)
+    stopping.close()  # the sessions end: nobody is left to hear even an answer or a cancellation
+    for body in (json.dumps(ANSWER).encode(), json.dumps(CANCEL).encode()):
+        assert request(paths, "/mcp", body)[:2] == (503, STOPPING.encode())
+    assert request(paths, "/mcp", method="DELETE")[0] == 503
+    assert len(mcp.bodies) == served
