@@ -12,6 +12,8 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -168,30 +170,40 @@ async def test_connect_leaves_with_its_client_while_no_engine_can_be_reached(use
         (run / "engines" / f"{sleeper.pid}.json").unlink(missing_ok=True)
 
 
-@pytest.mark.parametrize("link", LINKS)
-async def test_a_request_sent_while_the_engine_stops_is_answered_by_the_next_one(user: Path, link: str) -> None:
-    """The engine stops its servers before it withdraws its advertisement (`a` here takes its full
-    stop grace): a relay that looks for an engine meanwhile finds the stopping one, and must wait
-    for the next rather than give up on the client."""
-    config = configure(user, ["--stubborn"], stopGrace=2)
+@asynccontextmanager
+async def stopping_engine(
+    user: Path, link: str, a: list[str], tools: set[str]
+) -> AsyncIterator[tuple[subprocess.Popen[bytes], Bridge]]:
+    """A `serve --http` engine (server `a` with these flags, `b`; 2 s stop grace) and a `connect`
+    over `link` whose client has shaken hands and sees `tools`; both ended after."""
+    config = configure(user, a, stopGrace=2)
     engine = spawn_serve_http(config, user, user / "serve-http-stderr.log")
     try:
         await wait_for(lambda: engines(user), timeout=30)  # (before `connect`, or it starts one of its own)
         bridge = await Bridge.start(user, link)
         try:
             await bridge.handshake()
-            await bridge.wait_for_tools({"a__echo", "b__echo"})
-            engine.send_signal(signal.SIGTERM)
-            await anyio.sleep(0.5)  # stopping its servers; still advertised
-            assert engine.poll() is None and engines(user)
-            assert text(await bridge.call(1, "b__echo", 60, text="after")) == "after"
-            assert engine_pid(user) != engine.pid
+            await bridge.wait_for_tools(tools)
+            yield engine, bridge
         finally:
             await bridge.stop()
     finally:
         if engine.poll() is None:
             engine.kill()
         engine.wait()
+
+
+@pytest.mark.parametrize("link", LINKS)
+async def test_a_request_sent_while_the_engine_stops_is_answered_by_the_next_one(user: Path, link: str) -> None:
+    """The engine stops its servers before it withdraws its advertisement (`a` here takes its full
+    stop grace): a relay that looks for an engine meanwhile finds the stopping one, and must wait
+    for the next rather than give up on the client."""
+    async with stopping_engine(user, link, ["--stubborn"], {"a__echo", "b__echo"}) as (engine, bridge):
+        engine.send_signal(signal.SIGTERM)
+        await anyio.sleep(0.5)  # stopping its servers; still advertised
+        assert engine.poll() is None and engines(user)
+        assert text(await bridge.call(1, "b__echo", 60, text="after")) == "after"
+        assert engine_pid(user) != engine.pid
 
 
 @pytest.mark.parametrize("link", LINKS)
@@ -202,36 +214,23 @@ async def test_a_call_in_flight_when_the_engine_stops_gets_its_answer_within_the
     engine does not take it, and `connect` holds it for the next engine rather than giving up on
     this one). A call that needs longer is cut off then, with the words that say it may have run,
     and the engine still stops at once after (no waiting on the call)."""
-    config = configure(user, [], stopGrace=2)
-    engine = spawn_serve_http(config, user, user / "serve-http-stderr.log")
-    try:
-        await wait_for(lambda: engines(user), timeout=30)
-        bridge = await Bridge.start(user, link)
-        try:
-            await bridge.handshake()
-            await bridge.wait_for_tools({"a__sleep", "b__sleep"})
-            log = user / "logs" / "a.log"
-            short = asyncio.ensure_future(bridge.call(1, "a__sleep", 30, seconds=0.5))
-            long = asyncio.ensure_future(bridge.call(2, "b__sleep", 30, seconds=30))
-            await wait_for(lambda: "sleeping 0.5s" in log.read_text(), timeout=10)
-            await wait_for(lambda: "sleeping 30s" in (user / "logs" / "b.log").read_text(), timeout=10)
-            engine.send_signal(signal.SIGTERM)
-            await anyio.sleep(0.1)
-            meanwhile = asyncio.ensure_future(bridge.call(3, "b__echo", 60, text="meanwhile"))
-            assert text(await short) == "slept"
-            assert text(await meanwhile) == "meanwhile"
-            cut = await long
-            assert cut["isError"] is True and "may or may not have run" in text(cut)
-            with anyio.fail_after(15):
-                while engine.poll() is None:
-                    await anyio.sleep(0.05)
-            assert "cancelled sleep" not in log.read_text()
-        finally:
-            await bridge.stop()
-    finally:
-        if engine.poll() is None:
-            engine.kill()
-        engine.wait()
+    async with stopping_engine(user, link, [], {"a__sleep", "b__sleep"}) as (engine, bridge):
+        log = user / "logs" / "a.log"
+        short = asyncio.ensure_future(bridge.call(1, "a__sleep", 30, seconds=0.5))
+        long = asyncio.ensure_future(bridge.call(2, "b__sleep", 30, seconds=30))
+        await wait_for(lambda: "sleeping 0.5s" in log.read_text(), timeout=10)
+        await wait_for(lambda: "sleeping 30s" in (user / "logs" / "b.log").read_text(), timeout=10)
+        engine.send_signal(signal.SIGTERM)
+        await anyio.sleep(0.1)
+        meanwhile = asyncio.ensure_future(bridge.call(3, "b__echo", 60, text="meanwhile"))
+        assert text(await short) == "slept"
+        assert text(await meanwhile) == "meanwhile"
+        cut = await long
+        assert cut["isError"] is True and "may or may not have run" in text(cut)
+        with anyio.fail_after(15):
+            while engine.poll() is None:
+                await anyio.sleep(0.05)
+        assert "cancelled sleep" not in log.read_text()
 
 
 async def test_a_request_sent_as_the_engine_begins_to_stop_is_answered_by_the_next_one(user: Path) -> None:
@@ -239,23 +238,10 @@ async def test_a_request_sent_as_the_engine_begins_to_stop_is_answered_by_the_ne
     --http` keeps, after its sessions began to end: it is answered 503, not taken (`routes.Paths`),
     and sent on to the next engine rather than the client being told it may have run (an HTTP 500
     before). (The 503 itself: tests/core/serve/test_routes.py.)"""
-    config = configure(user, ["--stubborn"], stopGrace=2)
-    engine = spawn_serve_http(config, user, user / "serve-http-stderr.log")
-    try:
-        await wait_for(lambda: engines(user), timeout=30)
-        bridge = await Bridge.start(user, "http")
-        try:
-            await bridge.handshake()
-            await bridge.wait_for_tools({"a__echo", "b__echo"})
-            engine.send_signal(signal.SIGTERM)
-            assert text(await bridge.call(1, "b__echo", 60, text="after")) == "after"
-            assert engine_pid(user) != engine.pid
-        finally:
-            await bridge.stop()
-    finally:
-        if engine.poll() is None:
-            engine.kill()
-        engine.wait()
+    async with stopping_engine(user, "http", ["--stubborn"], {"a__echo", "b__echo"}) as (engine, bridge):
+        engine.send_signal(signal.SIGTERM)
+        assert text(await bridge.call(1, "b__echo", 60, text="after")) == "after"
+        assert engine_pid(user) != engine.pid
 
 
 @pytest.mark.parametrize("link", LINKS)
