@@ -1,7 +1,8 @@
-"""An endpoint's stop, in two steps, so that quitting the app or restarting the engine does not cut
-off calls a moment from their answer. From `begin`, nothing new is taken (over HTTP a request gets
-503, `routes.Paths`); then the requests in flight on servers get up to a grace to finish and be
-answered (`drained`) before the sessions end and the servers stop (`engine.host`).
+"""An endpoint's stop, in steps, so that quitting the app or restarting the engine does not cut off
+calls a moment from their answer. From `begin`, nothing new is taken (over HTTP a request gets 503,
+`routes.Paths`); the requests in flight on servers get up to a grace to finish and be answered
+(`drained`); then, from `close`, nothing at all is taken while the sessions end and the servers
+stop (`engine.host`).
 
 "Nothing new" is a POST carrying a JSON-RPC request. What a client sends about the work in flight
 still goes through: its answer to a server's question (a 2026-07-28 client's comes as the request
