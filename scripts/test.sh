@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole check: lint, format, type check, the core/e2e/gui test suite. Same command in CI.
+# Lint, format, type check, then pytest with this script's arguments: none is the whole suite (CI's
+# command), `-m "not slow"` the quick lane (docs/development.md).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"

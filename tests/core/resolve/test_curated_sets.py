@@ -12,6 +12,10 @@ import pytest
 from tests.helpers.resolve_cases import CATALOGUES, all_cases
 from tests.helpers.resolve_eval import Report, evaluate
 
+# Evaluating every case over the real catalogues takes about half a minute (33 s measured under
+# load), a quarter of the unit rooms' whole run.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def report() -> Report:
