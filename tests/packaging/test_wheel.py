@@ -102,7 +102,7 @@ def test_the_installed_window_opens_on_the_demo_with_its_icon(venv: Path, tmp_pa
     probed.mkdir()
     the_window_opens_on_the_demo([str(venv / "bin" / "mcpmanager")], home, tmp_path / "window.log")
     # The same window in the installed package, looked at from inside: its icon and the About
-    # dialog's are drawn from the SVG the wheel carries.
+    # dialog's are drawn from the SVG the wheel carries, and About shows the licence.
     done = run([str(venv / "bin" / "python"), str(PROBE)], plain_env(probed, QT_QPA_PLATFORM="offscreen"))
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout.splitlines()[-1])
@@ -110,3 +110,4 @@ def test_the_installed_window_opens_on_the_demo_with_its_icon(venv: Path, tmp_pa
     assert seen["servers"] == {"notes": "ready", "clock": "ready"}
     assert seen["window_icon"] > seen["icon_area"] // 4, seen
     assert seen["about_icon"] > seen["icon_area"] // 4, seen
+    assert seen["licence"] == "MIT License"  # from the wheel's metadata: no LICENSE lies beside the package

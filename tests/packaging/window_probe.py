@@ -1,7 +1,7 @@
 """Run by the Python of an installed mcpmanager, not by pytest (tests/packaging/test_wheel.py): the
 window as plain `mcpmanager` builds it, offscreen on the bundled demo. Prints one JSON object: where
-the package was imported from, the demo servers' states, and how many pixels of the window's icon
-and of the About dialog's icon are drawn (none when the icon did not load)."""
+the package was imported from, the demo servers' states, how many pixels of the window's icon and
+of the About dialog's icon are drawn (none when the icon did not load), and the licence's first line."""
 
 from __future__ import annotations
 
@@ -50,6 +50,7 @@ async def look(manager: Manager) -> dict[str, object]:
             "servers": {name: d.status.state.value for name, d in servers.items()},
             "window_icon": drawn(manager.window.windowIcon().pixmap(64, 64)),
             "about_icon": drawn(about_icon),
+            "licence": about.licence.toPlainText().splitlines()[0],
             "icon_area": 64 * 64,
         }
     finally:
