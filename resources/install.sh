@@ -46,9 +46,11 @@ case "${1:-}" in
   *) fail "unknown option $1 (use --uninstall, or nothing to install)" ;;
 esac
 
-# Where the app and its resources are: the frozen app's folder, or a source checkout.
+# Where the app and its desktop files are: the frozen app's folder, or a source checkout. The SVG icon
+# is the package's own (the window draws it too), beside its modules in either.
 if [ -x "$here/mcpmanager" ] && [ -d "$here/_internal" ]; then
   resources="$here/_internal/resources"
+  svg="$here/_internal/mcpmanager/gui/icons/mcpmanager.svg"
   if [ "$here" != "$app_home" ]; then
     mkdir -p "$own"
     staging="$own/.app-new"
@@ -61,6 +63,7 @@ if [ -x "$here/mcpmanager" ] && [ -d "$here/_internal" ]; then
   uninstaller="$app_home/install.sh"
 elif [ -f "$here/mcpmanager.desktop" ] && [ -x "$here/../.venv/bin/mcpmanager" ]; then
   resources="$here"
+  svg="$here/../mcpmanager/gui/icons/mcpmanager.svg"
   command="$(cd "$here/.." && pwd)/.venv/bin/mcpmanager"
   uninstaller="$here/install.sh"
 elif [ -f "$here/mcpmanager.desktop" ]; then
@@ -69,6 +72,7 @@ else
   fail "cannot find the app next to this script ($here)"
 fi
 [ -f "$resources/mcpmanager.desktop" ] || fail "missing $resources/mcpmanager.desktop"
+[ -f "$svg" ] || fail "missing $svg"
 
 installed=()
 
@@ -85,7 +89,7 @@ fi
 # The icon: the SVG for scalable themes, the PNG sizes for the rest.
 icons="$data/icons/hicolor"
 mkdir -p "$icons/scalable/apps"
-cp -- "$resources/icons/mcpmanager.svg" "$icons/scalable/apps/mcpmanager.svg"
+cp -- "$svg" "$icons/scalable/apps/mcpmanager.svg"
 installed+=("$icons/scalable/apps/mcpmanager.svg")
 for png in "$resources"/icons/png/mcpmanager-*.png; do
   size="${png##*-}"

@@ -1,4 +1,4 @@
-"""Render the application icon's PNG sizes from resources/icons/mcpmanager.svg (run after editing it).
+"""Render the application icon's PNG sizes from mcpmanager/gui/icons/mcpmanager.svg (run after editing it).
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python scripts/render-icons.py
 
@@ -18,18 +18,19 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgRenderer
 
-ICONS = Path(__file__).resolve().parent.parent / "resources" / "icons"
+ROOT = Path(__file__).resolve().parent.parent
+SVG = ROOT / "mcpmanager" / "gui" / "icons" / "mcpmanager.svg"  # package data: the window draws it
+PNG = ROOT / "resources" / "icons" / "png"  # for the desktop install only
 SIZES = (16, 22, 24, 32, 48, 64, 128, 256, 512)
 
 
 def main() -> int:
     app = QGuiApplication(sys.argv)  # noqa: F841 (painting needs one)
-    renderer = QSvgRenderer(str(ICONS / "mcpmanager.svg"))
+    renderer = QSvgRenderer(str(SVG))
     if not renderer.isValid():
         print("render-icons: mcpmanager.svg does not load", file=sys.stderr)
         return 1
-    out = ICONS / "png"
-    out.mkdir(exist_ok=True)
+    PNG.mkdir(exist_ok=True)
     for size in SIZES:
         image = QImage(size, size, QImage.Format.Format_ARGB32)
         image.fill(Qt.GlobalColor.transparent)
@@ -37,7 +38,7 @@ def main() -> int:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         renderer.render(painter)
         painter.end()
-        path = out / f"mcpmanager-{size}.png"
+        path = PNG / f"mcpmanager-{size}.png"
         if not image.save(str(path)):
             print(f"render-icons: cannot write {path}", file=sys.stderr)
             return 1

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import platform
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import PySide6
@@ -14,12 +16,17 @@ from mcpmanager import __version__
 from mcpmanager.core.system.paths import Paths
 from mcpmanager.gui import style
 
-# Beside the package in a checkout, at the bundle's root in the frozen app (packaging/mcpmanager.spec).
+# An installed wheel has the licence in its metadata (dist-info/licenses, where setuptools puts LICENSE);
+# a checkout has it beside the package, the frozen app at the bundle's root (packaging/mcpmanager.spec).
 LICENSE_FILE = Path(__file__).resolve().parent.parent.parent / "LICENSE"
 LICENSE_NAME = "MIT"
 
 
 def licence_text() -> str:
+    with contextlib.suppress(metadata.PackageNotFoundError):
+        # None where the metadata found is a checkout's egg-info, which holds no licence
+        if text := metadata.distribution("mcpmanager").read_text("licenses/LICENSE"):
+            return text
     try:
         return LICENSE_FILE.read_text(encoding="utf-8")
     except OSError:

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from pathlib import Path
+from importlib import resources
 
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QByteArray, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QIcon, QPainter, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
 from mcpmanager.core.supervisor.lifecycle import State
 
-ICON_FILE = Path(__file__).resolve().parent.parent.parent / "resources" / "icons" / "mcpmanager.svg"
+# Package data (beside this module in a checkout, an installed wheel and the frozen app), read as
+# bytes: Qt needs no file path, and a missing icon is an error at start, not a blank window icon.
+ICON = resources.files("mcpmanager.gui") / "icons" / "mcpmanager.svg"
 
 # Green ready; amber on its way up (a start, or a retry after a crash); red crashed (waiting to retry)
 # or failed (a crash loop, a missing command); blue when it waits for the user to sign in; grey when
@@ -63,10 +65,15 @@ def light(state: State, size: int = 12) -> QIcon:
 
 
 @cache
+def _icon_svg() -> bytes:
+    return ICON.read_bytes()
+
+
+@cache
 def app_pixmap(size: int) -> QPixmap:
     pixmap = QPixmap(size, size)
     pixmap.fill(Qt.GlobalColor.transparent)
-    renderer = QSvgRenderer(str(ICON_FILE))
+    renderer = QSvgRenderer(QByteArray(_icon_svg()))
     painter = QPainter(pixmap)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     renderer.render(painter)

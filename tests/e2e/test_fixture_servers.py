@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 import time
+import zipfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
@@ -22,11 +23,13 @@ from mcp.client.stdio import stdio_client
 from mcp.client.subscriptions import ToolsListChanged
 from mcp.shared.exceptions import MCPError
 
+from mcpmanager.core.system.paths import Paths
+from mcpmanager.demo import demo_config, demo_scripts, on_disk
 from tests.helpers.clients import text_of
 from tests.helpers.engines import pid_alive, wait_for
 from tests.helpers.fixture_servers import FIXTURE_SERVER
 
-DEMO = Path(__file__).resolve().parent.parent.parent / "resources" / "demo"
+DEMO = Path(__file__).resolve().parent.parent.parent / "mcpmanager" / "demo"
 ERAS = ["legacy", "auto"]
 MODERN = "2026-07-28"
 BOUND = 30  # seconds: an upper bound for any one test's I/O, never a wait
@@ -374,3 +377,23 @@ def test_demo_config_names_scripts_in_the_demo_folder() -> None:
         assert entry["command"] == "python"
         [script] = entry["args"]
         assert not Path(script).is_absolute() and (DEMO / script).is_file()
+
+
+def test_the_demo_runs_the_packages_own_scripts_with_this_interpreter(tmp_path: Path) -> None:
+    paths = Paths.resolve(env={"MCPMANAGER_HOME": str(tmp_path)})
+    servers = demo_config(paths).document["mcpServers"]
+    for name, script in (("notes", "notes_server.py"), ("clock", "clock_server.py")):
+        assert servers[name]["command"] == sys.executable
+        assert servers[name]["args"] == [str(DEMO / script)]  # where it lies: nothing copied
+        assert servers[name]["env"] == {"MCPMANAGER_DEMO_DIR": str(paths.cache_dir / "demo")}
+    assert demo_scripts() == ["clock_server.py", "notes_server.py"]
+
+
+def test_a_demo_file_inside_a_zip_is_copied_out_for_the_process(tmp_path: Path) -> None:
+    """A package imported from a zip has no file for a child interpreter to run: on_disk extracts one."""
+    archive = tmp_path / "packed.zip"
+    with zipfile.ZipFile(archive, "w") as packed:
+        packed.writestr("mcpmanager/demo/clock_server.py", "print('tick')\n")
+    copy = on_disk(zipfile.Path(archive, "mcpmanager/demo/clock_server.py"))
+    assert copy.is_file() and copy.read_text() == "print('tick')\n"
+    assert not copy.is_relative_to(archive)

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import tarfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,8 +19,8 @@ from mcp.client.stdio import stdio_client
 
 from mcpmanager import __version__
 from mcpmanager.core.engine.advertisement import read_advertisements
-from tests.helpers.clients import text_of
-from tests.helpers.engines import pid_alive, stop_engines, wait_for
+from tests.helpers.engines import stop_engines, wait_for
+from tests.helpers.installed import has, it_serves_the_demo_over_stdio, plain_env, run, the_window_opens_on_the_demo
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD_TIMEOUT = 900  # PyInstaller takes about a minute here; pip may first download it
@@ -52,15 +50,6 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def app(dist: Path) -> Path:
     return dist / "mcpmanager" / "mcpmanager"
-
-
-def plain_env(home: Path, **extra: str) -> dict[str, str]:
-    """Little of this machine: no virtualenv, no PYTHONPATH, as a desktop launcher gives."""
-    return {"MCPMANAGER_HOME": str(home), "HOME": str(home), "PATH": "/usr/bin:/bin", **extra}
-
-
-def run(command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=False)
 
 
 def test_the_build_makes_a_onedir_app_and_a_tarball_of_it(dist: Path, app: Path) -> None:
@@ -93,47 +82,14 @@ HOME_TOOLS = [
 def test_the_frozen_app_opens_the_window_on_the_demo_servers(app: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    log = (tmp_path / "window.log").open("wb")
-    window = subprocess.Popen(
-        [str(app)], env=plain_env(home, QT_QPA_PLATFORM="offscreen"), stdin=subprocess.DEVNULL, stdout=log, stderr=log
-    )
-    try:
-
-        def demo_ready() -> bool:
-            for info in read_advertisements(home / "run"):
-                servers = info.get("servers", {})
-                if info.get("front_end") == "gui" and {"notes", "clock"} <= set(servers):
-                    return all(s["state"] == "ready" for s in servers.values())
-            return False
-
-        deadline = time.monotonic() + 60
-        while not demo_ready() and window.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert demo_ready(), (tmp_path / "window.log").read_text(errors="replace")
-        [info] = read_advertisements(home / "run")
-        assert info["pid"] == window.pid and info["config"] == "bundled demo servers"
-        children = [int(s["pid"]) for s in info["servers"].values()]
-    finally:
-        window.send_signal(signal.SIGTERM)  # Quit
-        window.wait(timeout=30)
-        log.close()
-    assert window.returncode == 0
-    assert not any(pid_alive(pid) for pid in children)  # the demo servers stopped with it
+    the_window_opens_on_the_demo([str(app)], home, tmp_path / "window.log")
 
 
 async def test_the_frozen_app_serves_a_real_client_over_stdio(app: Path, tmp_path: Path) -> None:
     params = StdioServerParameters(
         command=str(app), args=["serve", "--stdio", "--demo", "--mode", "direct"], env=plain_env(tmp_path)
     )
-    with (tmp_path / "serve.log").open("a") as errlog:
-        async with Client(stdio_client(params, errlog=errlog), mode="legacy", cache=None) as client:
-            await wait_for(lambda: has(client, {"add_note", "list_notes"}), timeout=60)
-            await client.call_tool("add_note", {"title": "frozen", "text": "it works"})
-            assert "frozen" in text_of(await client.call_tool("list_notes", {}))
-
-
-async def has(client: Client, wanted: set[str]) -> bool:
-    return wanted <= {tool.name for tool in (await client.list_tools()).tools}
+    await it_serves_the_demo_over_stdio(params, tmp_path / "serve.log", "frozen")
 
 
 async def test_connect_from_the_app_starts_the_app_and_install_writes_the_app(app: Path, tmp_path: Path) -> None:
