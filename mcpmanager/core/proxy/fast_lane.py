@@ -22,7 +22,6 @@ path, which resumes it).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -42,8 +41,6 @@ from mcpmanager.core.sdk_compat import initialize_accepted
 from mcpmanager.core.supervisor.downstream import Downstream
 from mcpmanager.core.supervisor.raw_calls import RawCalls
 from mcpmanager.core.supervisor.tool_calls import RawOutcome, shapeless
-
-logger = logging.getLogger(__name__)
 
 _PLAIN = frozenset({"name", "arguments", "_meta"})  # what a call the lane may take can hold
 _TEXT_ONLY = frozenset({"content", "isError", "resultType"})  # (`_text_only`)
