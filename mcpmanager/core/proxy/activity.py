@@ -9,8 +9,6 @@ that name: the gateway's audit trail (`docs/deploy.md`).
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import itertools
 import logging
 import time
@@ -93,16 +91,11 @@ class Activity:
         self.changed.emit(record)
         return record
 
-    @contextlib.contextmanager
-    def cancellable(self, record: CallRecord, started: float) -> Iterator[None]:
-        """Finish `record` as cancelled if the call's task is cancelled before the call ends (its
-        client cancelled it, its session closed, the engine stopped); `started`: perf_counter."""
-        try:
-            yield
-        except asyncio.CancelledError:
-            if self._index.get(record.id, record).outcome == "pending":
-                self.update(record, outcome="cancelled", duration=time.perf_counter() - started)
-            raise
+    def cancelled(self, record: CallRecord, duration: float) -> None:
+        """The call's task was cancelled (its client cancelled it, its session closed, the engine
+        stopped): `record` is finished as cancelled, unless it had finished already."""
+        if self._index.get(record.id, record).outcome == "pending":
+            self.update(record, outcome="cancelled", duration=duration)
 
     def update(self, record: CallRecord, **changes: object) -> CallRecord:
         """Replace `record` by a copy with `changes`; a finished call also counts in the tool's stats."""

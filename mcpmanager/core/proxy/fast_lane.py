@@ -6,9 +6,10 @@ to repair, no question for anyone, no era to translate, no progress to relay. Th
 middleware, so it sees the request after the SDK's dispatcher (which owns its id, its cancellation
 and its answer) but before the typed handler: it decides on the raw parameters, writes the call
 to the server as bytes (`RawCalls`) and returns the server's `result` as the server wrote it. What
-the full path records happens here too: the activity entry, the call in flight on its server (so
-a server asking its client something, or logging, reaches this client), and learning from use.
-Anything else goes on to the full path, so a call the lane declines is answered exactly as before.
+the full path records is kept here through the same `CallBook`: the count, the activity entry, the
+call in flight on its server (so a server asking its client something, or logging, reaches this
+client), the text of a call that raised, and learning from use. Anything else goes on to the full
+path, so a call the lane declines is answered exactly as before.
 
 The server's result is sieved through the client's version of the protocol, as the full path's
 answer is (a 2026-07-28 server's `resultType` means nothing to a handshake-era client), and a
@@ -21,9 +22,6 @@ path, which resumes it).
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -31,25 +29,18 @@ from typing import Any, Protocol
 import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
-from mcp.shared.exceptions import MCPError
 from mcp_types.methods import serialize_server_result
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
-from mcpmanager.core.proxy.activity import Activity, CallRecord, team_caller
 from mcpmanager.core.proxy.approval import Approvals
-from mcpmanager.core.proxy.callers import Caller, Callers
-from mcpmanager.core.proxy.connections import Connections
-from mcpmanager.core.proxy.learning import Learning, session_of
-from mcpmanager.core.proxy.rounds import Rounds
+from mcpmanager.core.proxy.call_book import Call, CallBook
+from mcpmanager.core.proxy.callers import Caller
 from mcpmanager.core.resolve.resolver import Resolver
 from mcpmanager.core.sdk_compat import initialize_accepted
 from mcpmanager.core.supervisor.downstream import Downstream
 from mcpmanager.core.supervisor.raw_calls import RawCalls
 from mcpmanager.core.supervisor.tool_calls import RawOutcome, shapeless
-from mcpmanager.core.tool_results import error_result, first_line
-
-logger = logging.getLogger(__name__)
 
 _PLAIN = frozenset({"name", "arguments", "_meta"})  # what a call the lane may take can hold
 _TEXT_ONLY = frozenset({"content", "isError", "resultType"})  # (`_text_only`)
@@ -57,18 +48,19 @@ Remember = Callable[[ServerRequestContext[Any, Any]], object]
 
 
 class Routes(Protocol):
-    """What the lane uses of the router (it cannot import it: the router holds the lane)."""
+    """What the lane reads of the router to admit a call, and the book it keeps a call in (it cannot
+    import the router: the router holds the lane)."""
 
-    catalogue: Catalogue
-    servers: Mapping[str, Downstream]
-    resolver: Resolver
-    approvals: Approvals
-    activity: Activity
-    learning: Learning
-    callers: Callers
-    connections: Connections
-    rounds: Rounds
-    calls: int
+    @property
+    def catalogue(self) -> Catalogue: ...
+    @property
+    def servers(self) -> Mapping[str, Downstream]: ...
+    @property
+    def resolver(self) -> Resolver: ...
+    @property
+    def approvals(self) -> Approvals: ...
+    @property
+    def book(self) -> CallBook: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,15 +136,22 @@ class FastLane:
 
     async def run(self, ctx: ServerRequestContext[Any, Any], taken: Admitted, remember: Remember) -> dict[str, Any]:
         """Answer a call `admit` took."""
-        routes = self._routes
+        book = self._routes.book
         name, arguments, tool, downstream, lane = taken.name, taken.arguments, taken.tool, taken.downstream, taken.lane
         remember(ctx)
-        routes.calls += 1
+        book.received()
         self.taken += 1
-        started = time.perf_counter()
-        where = {"server": tool.server, "tool": tool.name, "exposed": tool.exposed, "how": taken.how}
-        approval = {"approval": "allowed by its setting"} if taken.own_rule else {}
-        record = routes.activity.begin(name, "direct", team_caller(ctx.request), **where, renames=(), **approval)
+        call = book.begin(
+            ctx,
+            name,
+            "direct",
+            server=tool.server,
+            tool=tool.name,
+            exposed=tool.exposed,
+            how=taken.how,
+            renames=(),
+            approval="allowed by its setting" if taken.own_rule else None,
+        )
         sent = False
 
         async def send(caller: Caller, answers: types.InputResponses | None, state: str | None) -> Any:
@@ -168,27 +167,17 @@ class FastLane:
 
         typed = types.CallToolRequestParams.model_construct(name=name, arguments=arguments)
         outcome: RawOutcome
-        try:  # in flight on its server while it runs (what the server asks, or logs, reaches this client)
-            with routes.activity.cancellable(record, started):
-                outcome = await routes.rounds.run(tool.server, ctx, typed, send, "tools/call")
-        except MCPError as exc:  # a question the client could not answer
-            outcome = error_result(f"Calling '{name}' on server '{tool.server}' failed: {exc}")
+        try:
+            with book.cancellable(call):
+                outcome = await book.in_flight(tool, call, typed, send)
         except Exception as exc:  # boundary: a bug here must reach the model as text, not -32603
-            logger.exception("call to %s failed", tool.key)
-            outcome = error_result(f"Calling '{name}' on server '{tool.server}' failed: {exc}")
-        return self._finish(ctx, record, tool, started, outcome)
+            outcome = book.failed(name, tool, exc)
+        return self._finish(call, tool, outcome)
 
-    def _finish(
-        self,
-        ctx: ServerRequestContext[Any, Any],
-        record: CallRecord,
-        tool: CatalogueTool,
-        started: float,
-        outcome: RawOutcome,
-    ) -> dict[str, Any]:
+    def _finish(self, call: Call, tool: CatalogueTool, outcome: RawOutcome) -> dict[str, Any]:
         """The result in the client's version of the protocol (sieved as the full path's answer is),
-        and the call's record finished."""
-        routes = self._routes
+        and the call finished in its book."""
+        ctx = call.ctx
         dumped = _without_server_info(outcome) if isinstance(outcome, dict) else _dumped(outcome)
         if "resultType" not in dumped and ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             dumped = {**dumped, "resultType": "complete"}  # a handshake-era server's result: complete
@@ -200,20 +189,8 @@ class FastLane:
                 "tools/call", ctx.protocol_version, _dumped(shapeless(tool.server, tool.name))
             )
         failed = result.get("isError") is True
-        duration = time.perf_counter() - started
-        # The record is finished once the answer is on its way (the next turn of the loop): the
-        # answer need not wait for the activity's copy, stats and listeners.
-        asyncio.get_running_loop().call_soon(self._record, record, result, failed, duration)
-        if not failed:
-            routes.learning.called(session_of(ctx, routes.connections), tool.key)
+        self._routes.book.finish(call, "error" if failed else "ok", result, tool.key, soon=True)
         return result
-
-    def _record(self, record: CallRecord, result: dict[str, Any], failed: bool, duration: float) -> None:
-        detail = first_line(result) if failed else None
-        try:
-            self._routes.activity.update(record, outcome="error" if failed else "ok", detail=detail, duration=duration)
-        except Exception:  # boundary: a callback's fault would reach only asyncio's handler
-            logger.exception("recording call %s failed", record.id)
 
 
 def _stamped(server: Server[Any], version: str, result: dict[str, Any]) -> dict[str, Any]:

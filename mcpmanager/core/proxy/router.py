@@ -1,18 +1,18 @@
 """What clients talk to: one SDK server per mode (`mode_server`) over one router.
 
-Every call is resolved (`Resolver`), recorded (`Activity`) and routed to its server over that
-server's one long-lived session. Results pass through exactly as the server returned them; failures
-become `isError` results a model can act on, never bare protocol errors. Prompts, resources,
-completion and logging go through `Passthrough`; what servers ask their client goes to the client
-behind the request (`Callers`, `ClientAsks`, `Rounds`); news from servers (changed lists, updated
-resources, log messages) reaches the clients through every mode server.
+Every call is resolved (`Resolver`), kept in the call book (`CallBook`: its count, activity record,
+time in flight, learning) and routed to its server over that server's one long-lived session.
+Results pass through exactly as the server returned them; failures become `isError` results a
+model can act on, never bare protocol errors. Prompts, resources, completion and logging go through
+`Passthrough`; what servers ask their client goes to the client behind the request (`Callers`,
+`ClientAsks`, `Rounds`); news from servers (changed lists, updated resources, log messages) reaches
+the clients through every mode server.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -27,14 +27,15 @@ from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
 from mcpmanager.core.catalogue.offerings import Offerings
 from mcpmanager.core.config.modes import MODES, Mode
 from mcpmanager.core.proxy import meta_tools as meta
-from mcpmanager.core.proxy.activity import Activity, CallRecord, Outcome, team_caller
+from mcpmanager.core.proxy.activity import Activity
 from mcpmanager.core.proxy.approval import Approvals, Decision
 from mcpmanager.core.proxy.asking import ClientAsks, ask_caller, missing_capability
+from mcpmanager.core.proxy.call_book import Call, CallBook
 from mcpmanager.core.proxy.callers import Caller, Callers
 from mcpmanager.core.proxy.connections import Connections
 from mcpmanager.core.proxy.discovery import Discovery
 from mcpmanager.core.proxy.fast_lane import FastLane
-from mcpmanager.core.proxy.learning import Learning, session_of, shown_keys
+from mcpmanager.core.proxy.learning import Learning, shown_keys
 from mcpmanager.core.proxy.mode_server import CallResult, ModeServer
 from mcpmanager.core.proxy.passthrough import Passthrough
 from mcpmanager.core.proxy.rounds import Rounds
@@ -49,7 +50,7 @@ from mcpmanager.core.search.vector_cache import VectorCache
 from mcpmanager.core.supervisor.downstream import Downstream
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.supervisor.tool_calls import ProgressCallback, Unavailable
-from mcpmanager.core.tool_results import error_result, first_line
+from mcpmanager.core.tool_results import error_result
 
 logger = logging.getLogger(__name__)
 
@@ -74,7 +75,6 @@ class Router:
         self.discovery = Discovery(catalogue, self._search_index(), self.learning)
         self.servers = servers  # the engine's live map: servers come and go with config changes
         self._tokens: tuple[tuple[int, str], tuple[int, int]] | None = None
-        self.calls = 0
         self.activity = Activity()
         self.approvals = Approvals()  # asking before calls (the engine gives it the config)
         self.resolver = Resolver(catalogue, lambda query, limit: self.discovery.search_names(query, limit))
@@ -83,6 +83,7 @@ class Router:
         self.callers = Callers(self.connections)
         self.asks = ClientAsks(self.callers, self._legacy_sessions, self._configured_roots, self.server_log)
         self.rounds = Rounds(self.callers, self.asks)
+        self.book = CallBook(self.activity, self.learning, self.connections, self.rounds)  # every path's calls
         self.starting = StartingServers(servers)
         self.passthrough = Passthrough(self.offerings, servers, self.callers, self.rounds, self.starting)
         self.fast_lane = FastLane(self)
@@ -172,7 +173,7 @@ class Router:
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams, meta_tools: bool
     ) -> CallResult:
         """A client's tools/call: a meta-tool (discovery mode), or a catalogue tool by any name."""
-        self.calls += 1
+        self.book.received()
         if self.rounds.is_retry(params):  # a parked call goes on, whatever its name resolves to now
             try:
                 retried: CallResult = await self.rounds.resume(ctx, params, "tools/call")
@@ -189,7 +190,7 @@ class Router:
                     lambda: self.catalogue.generation,
                 )
                 query, keys = meta.argument(args, "query"), shown_keys(found, self.catalogue.get)
-                self.learning.discovered(session_of(ctx, self.connections), query, keys)
+                self.book.discovered(ctx, query, keys)
                 return found
             if meta_name == meta.REGEX:
                 return self.discovery.regex(args)
@@ -214,14 +215,8 @@ class Router:
         search: bool = True,
     ) -> CallResult:
         """`search`: the client can call discover_tools (discovery mode), so a miss may point to it."""
-        started = time.perf_counter()
-        record = self.activity.begin(called, via, team_caller(ctx.request))
-        with self.activity.cancellable(record, started):
-
-            def finish(outcome: Outcome, result: CallResult) -> None:
-                detail = _first_line(result) if outcome != "ok" else None
-                self.activity.update(record, outcome=outcome, detail=detail, duration=time.perf_counter() - started)
-
+        call = self.book.begin(ctx, called, via)
+        with self.book.cancellable(call):
             # Any catalogue tool is callable by name, also in discovery mode where it is not listed:
             # a model that found a tool and calls it directly should not be refused.
             plan = self.resolver.plan(called, arguments, via == "call_tool", search=search)
@@ -231,7 +226,7 @@ class Router:
             if tool is not None and checked is not None:
                 renames = tuple((r.passed, r.declared) for r in checked.renames)
                 where = {"server": tool.server, "tool": tool.name, "exposed": tool.exposed}
-                self.activity.update(record, **where, how=how, renames=renames)
+                self.book.update(call, **where, how=how, renames=renames)
             if plan.error is not None or tool is None:
                 text = plan.error or f"Unknown tool '{called}'."
                 if tool is None and (held := self.withheld(called)) is not None:
@@ -241,30 +236,27 @@ class Router:
                 if tool is None:  # a "did you mean": calling one of its names next may teach
                     suggested = filter(None, map(self.catalogue.get, plan.resolution.suggestions))
                     named = [*plan.resolution.ambiguous, *suggested]
-                    self.learning.suggested(session_of(ctx, self.connections), [t.key for t in named])
+                    self.book.suggested(ctx, [t.key for t in named])
                 failure = error_result(text)
-                finish("unknown" if tool is None else "refused", failure)
+                self.book.finish(call, "unknown" if tool is None else "refused", failure)
                 return failure
             if checked is not None and checked.renames:
                 arguments = checked.arguments
             decided: list[Decision] = []
-            approve = await self._approval(ctx, record, tool, arguments, decided)
+            approve = await self._approval(call, tool, arguments, decided)
             if decided and not decided[0].allowed:
                 failure = error_result(decided[0].refusal or "Refused.")
-                finish("refused", failure)
+                self.book.finish(call, "refused", failure)
                 return failure
-            result = await self._forward(ctx, params, tool, called, arguments, approve)
+            result = await self._forward(call, params, tool, called, arguments, approve)
             failed = isinstance(result, types.CallToolResult) and result.is_error
             refused = bool(decided) and not decided[0].allowed  # by the client, asked before the first send
-            finish("refused" if refused else "error" if failed else "ok", result)
-            if not refused and not failed:
-                self.learning.called(session_of(ctx, self.connections), tool.key)
+            self.book.finish(call, "refused" if refused else "error" if failed else "ok", result, tool.key)
             return result
 
     async def _approval(
         self,
-        ctx: ServerRequestContext[Any],
-        record: CallRecord,
+        call: Call,
         tool: CatalogueTool,
         arguments: dict[str, Any] | None,
         decided: list[Decision],
@@ -272,20 +264,20 @@ class Router:
         """Whether `tool` may be called now (`approval`): what was decided goes into `decided` and the
         record; a call whose client must be asked gets the question to put on its first send."""
         rule = self.approvals.rule(tool)
-        client = _client_name(ctx)
+        client = _client_name(call.ctx)
         if rule.policy == "allow":
             if rule.own:
-                self.activity.update(record, approval="allowed by its setting")
+                self.book.update(call, approval="allowed by its setting")
             return None
         if rule.policy == "deny":
             decided.append(self.approvals.denied(tool, rule))
         elif self.approvals.window:
-            self.activity.update(record, approval="asking in the window")
+            self.book.update(call, approval="asking in the window")
             decided.append(await self.approvals.in_window(tool, arguments, rule, client))
-        elif missing_capability(_capabilities(ctx), _ELICIT_FORM) is not None:
+        elif missing_capability(_capabilities(call.ctx), _ELICIT_FORM) is not None:
             decided.append(self.approvals.nobody(tool, rule, client))
         else:
-            self.activity.update(record, approval=f"asking {client}")
+            self.book.update(call, approval=f"asking {client}")
 
             async def approve(caller: Caller) -> Decision:
                 decision = await self.approvals.of_client(
@@ -293,16 +285,16 @@ class Router:
                 )
                 decided.append(decision)
                 refused = {"outcome": "refused", "detail": decision.refusal} if not decision.allowed else {}
-                self.activity.update(record, approval=decision.note, **refused)
+                self.book.update(call, approval=decision.note, **refused)
                 return decision
 
             return approve
-        self.activity.update(record, approval=decided[0].note)
+        self.book.update(call, approval=decided[0].note)
         return None
 
     async def _forward(
         self,
-        ctx: ServerRequestContext[Any],
+        call: Call,
         params: types.CallToolRequestParams,
         tool: CatalogueTool,
         called: str,
@@ -321,7 +313,7 @@ class Router:
                 await downstream.ready_client()
                 if (held := self.withheld(f"{tool.server}:{tool.name}")) is not None:
                     return error_result(held)
-        wants_progress = _progress_token(ctx) is not None
+        wants_progress = _progress_token(call.ctx) is not None
 
         async def send(caller: Caller, answers: types.InputResponses | None, state: str | None) -> CallResult:
             nonlocal approve
@@ -333,13 +325,10 @@ class Router:
             return await downstream.call_tool(tool.name, arguments, relay, answers, state)
 
         try:
-            result: CallResult = await self.rounds.run(tool.server, ctx, params, send, "tools/call")
+            result: CallResult = await self.book.in_flight(tool, call, params, send)
             return result
-        except MCPError as exc:  # a question the client could not answer (or a stale requestState)
-            return error_result(f"Calling '{called}' on server '{tool.server}' failed: {exc}")
         except Exception as exc:  # boundary: a bug here must reach the model as text, not -32603
-            logger.exception("call to %s failed", tool.key)
-            return error_result(f"Calling '{called}' on server '{tool.server}' failed: {exc}")
+            return self.book.failed(called, tool, exc)
 
     def _unknown_servers(self) -> str:
         """For a miss: servers whose tools are not known because they are down or still starting, so a model (and the
@@ -455,12 +444,6 @@ def _meta_name(name: str) -> str | None:
     if name in meta.NAMES:
         return name
     return _META_FOLDS.get(fold(name)) or _META_FOLDS.get(fold(name) + "s")
-
-
-def _first_line(result: CallResult) -> str | None:
-    if not isinstance(result, types.CallToolResult):
-        return None
-    return first_line(result.model_dump(mode="json", by_alias=True, exclude_none=True))
 
 
 _ALL_KINDS = ("prompts", "resources", "completions", "logging")
