@@ -15,6 +15,7 @@ from typing import Any
 from mcpmanager.commands import secrets as secrets_command
 from mcpmanager.core.config.secrets import mask_strings
 from mcpmanager.core.engine.advertisement import read_advertisements
+from mcpmanager.core.supervisor.state_line import state_detail
 from mcpmanager.core.system.paths import Paths
 
 
@@ -62,14 +63,17 @@ def format_engine(info: dict[str, Any]) -> str:
         detail = f"{tools} tools" if tools is not None else ""
         offered = [f"{server[kind]} {kind}" for kind in ("prompts", "resources") if server.get(kind)]
         detail = ", ".join([detail, *offered]) if detail and offered else detail
-        reason = server.get("reason") or ""
-        retry = server.get("retry_in")
-        if retry is not None:
-            reason += f" (retry in {retry:g} s)"
-        logs = f"logs: {server['logs']}" if server.get("logs") else ""  # a full disk: it serves on
+        said = state_detail(
+            state,
+            server.get("reason") or "",
+            server.get("retry_in"),
+            restarts=server.get("restarts") or 0,
+            last_exit=server.get("last_exit"),
+            logs=server.get("logs"),
+        )
         held = [entry["tool"] for entry in server.get("held") or []]
         withheld = f"held for review (changed or new, see `mcpmanager pins`): {', '.join(held)}" if held else ""
-        text = "; ".join(part for part in (detail, reason, logs, withheld) if part)
+        text = "; ".join(part for part in (detail, said, withheld) if part)
         lines.append(f"  {name:<{width}}  {state:<8}  {text}".rstrip())
     for suggestion in info.get("suggested_always_on") or []:  # learned from use (docs/discovery.md)
         lines.append(f"  suggested always-on: {suggestion['name']} [{suggestion['server']}], called "
