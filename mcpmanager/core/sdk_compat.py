@@ -2,38 +2,48 @@
 
 A proxy needs a few things the SDK does not publish: the transport types its client takes, its HTTP
 client factory (the transports' timeouts), how many clients a server has, which connection a request
-came on, and a way to pass results through unvalidated. Each is reached here and nowhere else, and
-`tests/core/test_sdk_compat.py` fails loudly when an SDK upgrade moves one of them. At run time the
-readers stay defensive: a moved private attribute costs a figure in the window, never a crash.
+came on, a way to pass results through unvalidated, and the inside of its Streamable HTTP transport
+and session manager, which `serve/json_first.py` builds on (`HttpTransport`, `HttpSessions`). Each
+is reached here and nowhere else, and `tests/core/test_sdk_compat.py` fails loudly when an SDK
+upgrade moves one of them. At run time the readers stay defensive: a moved private attribute costs a
+figure in the window, never a crash.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import httpx2
 import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp import Client
 from mcp.client import Transport
 from mcp.client._transport import TransportStreams
 from mcp.client.auth import OAuthClientProvider, TokenStorage
+from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
 from mcp.server.connection import Connection
 from mcp.server.lowlevel import Server
 from mcp.server.session import ServerSession
+from mcp.server.streamable_http import EventMessage, SSEEvent, StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.subscriptions import ListenHandler
+from mcp.shared._context_streams import ContextSendStream
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
 from mcp.shared.dispatcher import CallOptions
 from mcp.shared.exceptions import NoBackChannelError
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
+from mcp.shared.message import SessionMessage
 
 __all__ = [
+    "HttpSessions",
+    "HttpTransport",
     "OAuthProvider",
     "Transport",
     "TransportStreams",
+    "adopt_transport",
     "connection_of",
     "http_sessions",
     "listen_streams",
@@ -199,3 +209,78 @@ def request_session(connection: object, request_id: types.RequestId) -> ServerSe
     if not isinstance(connection, Connection) or not isinstance(dispatcher, JSONRPCDispatcher):
         return None
     return ServerSession(cast(Any, _RequestChannel(dispatcher, request_id)), connection)
+
+
+# Streamable HTTP, from the inside (`serve/json_first.py`) -------------------------------------------
+
+_Transport = TypeVar("_Transport", bound="HttpTransport")
+_SDK = StreamableHTTPServerTransport
+
+
+class HttpTransport(StreamableHTTPServerTransport):
+    """The SDK's Streamable HTTP transport, with the private parts a subclass builds on under names
+    of its own. Aliases and properties, not wrappers: a POST costs no extra call for them. A subclass
+    that defines `handle_post` answers every POST the SDK's request handling dispatches (its private
+    `_handle_post_request`), and hands back to the SDK's own with `sdk_post`."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "handle_post" in cls.__dict__:
+            cls._handle_post_request = cls.__dict__["handle_post"]  # type: ignore[method-assign]
+
+    sdk_post = _SDK._handle_post_request
+    validate_request_headers = _SDK._validate_request_headers  # the session's id and the protocol version
+    check_content_type = _SDK._check_content_type
+    session_message = _SDK._create_session_message  # a request as the session reads it, with its metadata
+    json_response = _SDK._create_json_response
+    error_response = _SDK._create_error_response
+    event_data = _SDK._create_event_data
+    run_sse_writer = _SDK._run_sse_writer
+    clean_up_streams = _SDK._clean_up_memory_streams
+    terminate_unanswered = _SDK._terminate_unanswered_request  # a cancelled request's stream ends with an error
+
+    @property
+    def request_streams(
+        self,
+    ) -> dict[types.RequestId, tuple[MemoryObjectSendStream[EventMessage], MemoryObjectReceiveStream[EventMessage]]]:
+        """Request id → (send, receive) of what the session sends about that request."""
+        return self._request_streams
+
+    @property
+    def sse_writers(self) -> dict[types.RequestId, MemoryObjectSendStream[SSEEvent]]:
+        return self._sse_stream_writers
+
+    @property
+    def resumable(self) -> bool:
+        """It has an event store (clients may resume their streams)."""
+        return self._event_store is not None
+
+    @property
+    def session_in(self) -> ContextSendStream[SessionMessage | Exception] | None:
+        """Where the transport puts what clients send, for the session to read (once `connect` runs)."""
+        return self._read_stream_writer
+
+    @property
+    def session_out(self) -> ContextSendStream[SessionMessage] | None:
+        """Where the session puts what it sends, for the transport to deliver (once `connect` runs)."""
+        return self._write_stream
+
+
+def adopt_transport(transport: StreamableHTTPServerTransport, cls: type[_Transport]) -> _Transport:
+    """The SDK's transport made an instance of `cls`, in place: the session manager keeps the object
+    it made and serves it as before, while its POSTs go to `cls`. `cls` may add class attributes, not
+    state its `__init__` would set (it never runs)."""
+    transport.__class__ = cls
+    return cast(_Transport, transport)
+
+
+class HttpSessions(StreamableHTTPSessionManager):
+    """The SDK's session manager; `admitted` sees each new session's transport before it serves its
+    first request (the SDK admits sessions privately, `_admit_session`)."""
+
+    def admitted(self, transport: StreamableHTTPServerTransport) -> StreamableHTTPServerTransport:
+        return transport
+
+    def _admit_session(self, requestor: AuthorizationContext | None) -> StreamableHTTPServerTransport | None:
+        transport = super()._admit_session(requestor)
+        return None if transport is None else self.admitted(transport)

@@ -27,7 +27,6 @@ from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.gui import style
 from mcpmanager.gui.catalogue_offers import arguments_text
 from mcpmanager.gui.log_view import LogView
-from mcpmanager.gui.servers_model import state_text
 from mcpmanager.gui.sign_in_bar import SignInBar
 
 
@@ -124,7 +123,7 @@ class ServerDetail(QWidget):
         status = downstream.status
         self.light.setPixmap(style.light(status.state, 14).pixmap(14, 14))
         self.title.setText(downstream.name)
-        self.state.setText(state_text(downstream))
+        self.state.setText(downstream.state_line())
         self.facts["Command"].setText(command_line(downstream))
         process = downstream.process
         self.facts["PID"].setText(str(process.pid) if process is not None and process.pid else "—")

@@ -1,4 +1,5 @@
-"""The servers table: a status light, the name, the tool count, and the state with its reason.
+"""The servers table: a status light, the name, the tool count, and the state line (`ready`,
+`backoff: exited 3 — fatal: no API key (retry in 4 s)`: `core/supervisor/state_line.py`).
 
 Rows follow the config's order (disabled servers included). The model never decides anything: it
 reads each server's status from the engine when the engine signals say it changed, and repaints only the
@@ -12,7 +13,6 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
 from mcpmanager.core.engine.engine import Engine
-from mcpmanager.core.supervisor.downstream import Downstream
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.gui import style
 
@@ -20,23 +20,6 @@ Index = QModelIndex | QPersistentModelIndex
 NAME, TOOLS, STATE = range(3)
 HEADERS = ("Server", "Tools", "State")
 SORT_ROLE = Qt.ItemDataRole.UserRole
-
-
-def state_text(downstream: Downstream) -> str:
-    """`ready`, `backoff — exited 3 — fatal: no API key (retry in 4 s)`, `failed — crash loop: …`,
-    `starting — restarting; last exit: exited 3 — fatal: no API key`, `ready; logs: cannot write
-    a.log: No space left on device`."""
-    status = downstream.status
-    text = status.state.value
-    if status.reason:
-        text += f" — {status.reason}"
-    if status.state is State.STARTING and status.restarts and downstream.last_exit:
-        text += f"; last exit: {downstream.last_exit}"  # a retry must not hide why it crashed
-    if status.retry_in is not None:
-        text += f" (retry in {status.retry_in:g} s)"
-    if downstream.log.trouble is not None:
-        text += f"; logs: {downstream.log.trouble}"  # a full disk: it serves on, its log file waits
-    return text
 
 
 def tool_count(engine: Engine, name: str) -> str:
@@ -104,12 +87,12 @@ class ServersModel(QAbstractTableModel):
             if column == TOOLS:
                 return tool_count(self.engine, name)
             if column == STATE:
-                return state_text(downstream) if downstream is not None else "stopped"
+                return downstream.state_line() if downstream is not None else "stopped"
         elif role == Qt.ItemDataRole.DecorationRole and column == NAME:
             return style.light(state)
         elif role == Qt.ItemDataRole.ToolTipRole and downstream is not None:
             tail = "\n".join(downstream.log.tail(5))
-            return state_text(downstream) + (f"\n\nLast stderr lines:\n{tail}" if tail else "")
+            return downstream.state_line() + (f"\n\nLast stderr lines:\n{tail}" if tail else "")
         elif role == Qt.ItemDataRole.ForegroundRole and state in (State.DISABLED, State.STOPPED):
             return style.colour(State.DISABLED)
         elif role == SORT_ROLE:

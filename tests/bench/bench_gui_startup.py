@@ -33,7 +33,6 @@ from mcpmanager.core.system.paths import Paths
 from mcpmanager.core.tasks import spawn
 from mcpmanager.gui.app import Manager
 from mcpmanager.gui.errors import ErrorFunnel
-from mcpmanager.gui.servers_model import state_text
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT = ROOT / ".cache" / "catalogue-servers" / "config.json"
@@ -107,14 +106,14 @@ async def drive(
         others = [d for name, d in downstreams.items() if name != "weather"]
         figures["servers"] = len(others)
         figures["ready"] = sum(1 for d in others if d.status.state is State.READY)
-        figures["not_ready"] = {d.name: state_text(d) for d in others if d.status.state is not State.READY}
+        figures["not_ready"] = {d.name: d.state_line() for d in others if d.status.state is not State.READY}
         figures["tools"] = len(ctx.engine.catalogue.tools())
         groups.extend(d.process.pid for d in others if d.process is not None and d.process.pid)
         weather = downstreams["weather"]
         window.servers.select("weather")
         await asyncio.sleep(1.0)
         figures["crashing_state"] = weather.status.state.value
-        figures["crashing_row"] = state_text(weather)
+        figures["crashing_row"] = weather.state_line()
         figures["crashing_pane_tail"] = window.servers.detail.log_view.text().splitlines()[-3:]
         gaps, work = sorted(beat.gaps), sorted(beat.work)
         figures["ticks"] = len(gaps)

@@ -1,12 +1,17 @@
 """Every private part of the mcp SDK that mcpmanager relies on (core/sdk_compat.py), checked against
 the installed SDK: an upgrade that moves or renames one fails here, by name, instead of quietly
-costing a figure in the window or the proxy's pass-through of results."""
+costing a figure in the window, the proxy's pass-through of results or `serve --http`'s JSON answers
+(`serve/json_first.py`, built on the SDK's transport from the inside)."""
 
 from __future__ import annotations
 
+import ast
+import importlib
 import inspect
+from pathlib import Path
 from typing import Any, get_args
 
+import anyio
 import httpx2
 import mcp_types as types
 import pytest
@@ -16,8 +21,12 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.session import ServerSession
 from mcp.server.streamable_http import StreamableHTTPServerTransport
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
+from mcp.shared.message import SessionMessage
+from starlette.requests import Request
+from starlette.types import Receive, Scope, Send
 
 from mcpmanager.core import sdk_compat
 
@@ -188,3 +197,155 @@ async def test_a_session_for_a_request_the_dispatcher_never_saw_sends_as_the_req
         await client.list_tools()
     assert outcomes == [(False, True)] and logged == ["hi"]
     assert sdk_compat.request_session(object(), 1) is None  # not a dispatcher's connection
+
+
+# Streamable HTTP from the inside (`HttpTransport`, `HttpSessions`; `serve/json_first.py`) -----------
+
+# The SDK's private methods `HttpTransport` names, with the parameters and the kind it calls them with.
+TRANSPORT_METHODS = {
+    "_handle_post_request": ("sdk_post", ["scope", "request", "receive", "send"], True),
+    "_validate_request_headers": ("validate_request_headers", ["request", "send"], True),
+    "_check_content_type": ("check_content_type", ["request"], False),
+    "_create_session_message": ("session_message", ["message", "request", "request_id", "protocol_version"], False),
+    "_create_json_response": ("json_response", ["response_message", "status_code", "headers"], False),
+    "_create_error_response": ("error_response", ["error_message", "status_code", "error_code", "headers"], False),
+    "_create_event_data": ("event_data", ["event_message"], False),
+    "_run_sse_writer": (
+        "run_sse_writer", ["request_id", "sse_stream_writer", "request_stream_reader", "priming_event"], True
+    ),
+    "_clean_up_memory_streams": ("clean_up_streams", ["request_id"], True),
+    "_terminate_unanswered_request": ("terminate_unanswered", ["request_id"], True),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("private", TRANSPORT_METHODS)
+def test_each_private_transport_method_is_there_with_its_parameters(private: str) -> None:
+    public, parameters, coroutine = TRANSPORT_METHODS[private]
+    method = getattr(StreamableHTTPServerTransport, private, None)
+    assert callable(method), private
+    assert list(inspect.signature(method).parameters) == ["self", *parameters], private
+    assert inspect.iscoroutinefunction(method) is coroutine, private
+    assert getattr(sdk_compat.HttpTransport, public) is method  # an alias: no call added on the way
+    assert callable(StreamableHTTPServerTransport.terminate)
+
+
+def test_the_sdk_dispatches_posts_and_admits_sessions_through_the_hooks_we_take() -> None:
+    assert "self._handle_post_request(" in inspect.getsource(StreamableHTTPServerTransport._handle_request)
+    assert "self._admit_session(" in inspect.getsource(StreamableHTTPSessionManager._handle_stateful_request)
+    assert list(inspect.signature(StreamableHTTPSessionManager._admit_session).parameters) == ["self", "requestor"]
+
+    class Posts(sdk_compat.HttpTransport):
+        async def handle_post(self, scope: Scope, request: Request, receive: Receive, send: Send) -> None: ...
+
+    assert Posts._handle_post_request is Posts.__dict__["handle_post"]
+    assert sdk_compat.HttpTransport._handle_post_request is StreamableHTTPServerTransport._handle_post_request
+
+
+async def test_the_transport_s_private_state_is_there_and_read_as_named() -> None:
+    transport = StreamableHTTPServerTransport(mcp_session_id="s")
+    for attribute in (
+        "_request_streams",
+        "_sse_stream_writers",
+        "_event_store",
+        "_read_stream_writer",
+        "_write_stream",
+    ):
+        assert hasattr(transport, attribute), attribute
+    assert transport._request_streams == {} and transport._sse_stream_writers == {}
+    assert transport._read_stream_writer is None and transport._write_stream is None  # until connect()
+    ours = sdk_compat.adopt_transport(transport, sdk_compat.HttpTransport)
+    assert ours is transport and isinstance(ours, sdk_compat.HttpTransport) and ours.mcp_session_id == "s"
+    assert ours.request_streams is transport._request_streams and ours.sse_writers is transport._sse_stream_writers
+    assert not ours.resumable and ours.session_in is None and ours.session_out is None
+    request = SessionMessage(types.JSONRPCRequest(jsonrpc="2.0", id=1, method="ping"))
+    with anyio.fail_after(5):
+        async with ours.connect() as (read, write), anyio.create_task_group() as tg:
+            assert ours.session_out is write  # what the session sends goes in here
+            writer = ours.session_in
+            assert writer is not None
+            tg.start_soon(writer.send, request)  # what the session reads
+            assert (await read.receive()) is request
+
+
+def test_json_first_shadows_no_sdk_part_but_the_hooks() -> None:
+    """A name of ours on a subclass of the SDK's, private or not, would silently replace an SDK
+    member of that name, now or after an upgrade: only the hooks and `terminate` may."""
+    from mcpmanager.core.serve.json_first import JsonFirstSessions, JsonFirstTransport
+
+    def shadowed(cls: type[Any], sdk: type[Any]) -> set[str]:
+        return {name for name in vars(cls) if hasattr(sdk, name) and not name.startswith("__")}
+
+    assert shadowed(JsonFirstTransport, StreamableHTTPServerTransport) == {"_handle_post_request", "terminate"}
+    assert shadowed(sdk_compat.HttpTransport, StreamableHTTPServerTransport) == set()
+    assert shadowed(JsonFirstSessions, StreamableHTTPSessionManager) == set()
+    assert shadowed(sdk_compat.HttpSessions, StreamableHTTPSessionManager) == {"_admit_session"}
+
+
+# Nowhere else -----------------------------------------------------------------------------------------
+
+PACKAGE = Path(__file__).resolve().parents[2] / "mcpmanager"
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _private_names(files: list[Path]) -> set[str]:
+    """Private methods, and attributes set on `self` or declared in a class body, in these files."""
+    found: set[str] = set()
+    for file in files:
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                found.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                found.add(node.attr)
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                found.add(node.target.id)
+    return {name for name in found if _private(name)}
+
+
+def _sdk(cls: type[Any]) -> bool:
+    return cls.__module__.split(".")[0] in ("mcp", "mcp_types")
+
+
+def _touched(cls: ast.ClassDef) -> set[str]:
+    """The private names a class body defines or reaches on anything."""
+    found = {node.attr for node in ast.walk(cls) if isinstance(node, ast.Attribute)}
+    found |= {node.name for node in ast.walk(cls) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}
+    return {name for name in found if _private(name)}
+
+
+def test_no_module_but_sdk_compat_reaches_a_private_part_of_the_sdk() -> None:
+    """A private module or name imported from the SDK, an object's class reassigned, a private part
+    of the SDK reached on an object or used or overridden by a subclass of an SDK class: each
+    belongs in `sdk_compat.py`, with its check above. (The window's modules are read, not imported:
+    the core's tests do not load Qt; none of them subclasses an SDK class.)"""
+    ours = [file for file in sorted(PACKAGE.rglob("*.py")) if file.name not in ("sdk_compat.py", "__main__.py")]
+    # Private names only the SDK defines: one of ours of the same name is ours where we use it.
+    sdk_only = _private_names(sorted(Path(inspect.getfile(Server)).parents[2].rglob("*.py"))) - _private_names(ours)
+    found: list[str] = []
+    for file in ours:
+        tree = ast.parse(file.read_text(encoding="utf-8"))
+        where = file.relative_to(PACKAGE.parent)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in ("mcp", "mcp_types"):
+                if any(_private(part) for part in node.module.split(".")):
+                    found.append(f"{where}:{node.lineno}: imports the private module {node.module}")
+                found += [
+                    f"{where}:{node.lineno}: imports {alias.name}" for alias in node.names if _private(alias.name)
+                ]
+            elif isinstance(node, ast.Attribute) and node.attr == "__class__" and isinstance(node.ctx, ast.Store):
+                found.append(f"{where}:{node.lineno}: reassigns an object's class")
+            elif isinstance(node, ast.Attribute) and node.attr in sdk_only:
+                found.append(f"{where}:{node.lineno}: .{node.attr}, a private part of the SDK")
+        if where.parts[1] == "gui":
+            continue
+        module = importlib.import_module(".".join(where.with_suffix("").parts))
+        for cls in (node for node in tree.body if isinstance(node, ast.ClassDef)):
+            sdk_bases = [base for base in getattr(module, cls.name).__mro__ if _sdk(base)]
+            if sdk_bases:
+                theirs = _private_names([Path(inspect.getfile(base)) for base in sdk_bases])
+                touched = sorted(_touched(cls) & theirs)
+                found += [f"{where}:{cls.lineno}: {cls.name} reaches the SDK's {name}" for name in touched]
+    assert found == []
+    assert "_request_streams" in sdk_only  # (read from the installed SDK)

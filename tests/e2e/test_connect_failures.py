@@ -27,7 +27,7 @@ from tests.helpers.serving import spawn_serve_http
 
 LINKS = ["socket", "http"]
 INITIALIZE = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
-READ_AHEAD = 64 << 20  # bytes the socket relay reads from the engine at a time (`socket_relay.LIMIT`)
+READ_AHEAD = 64 << 20  # bytes asyncio's streams read ahead (the relay frames lines itself: none is cut there)
 
 
 class Bridge:

@@ -16,8 +16,6 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.server.streamable_http import StreamableHTTPServerTransport
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from mcpmanager.core.serve.json_first import QUIET
 from tests.helpers.clients import text_of
@@ -145,30 +143,3 @@ async def test_a_request_in_a_closed_or_foreign_session_is_refused_as_before(tmp
         client.session_id = own
         garbled = await client.http.post(client.url, content=b"{not json", headers=client.headers())
         assert garbled.status_code == 400 and garbled.json()["error"]["code"] == -32700
-
-
-def test_the_sdk_parts_the_transport_builds_on_are_where_it_expects_them() -> None:
-    """`json_first` overrides and calls private parts of the SDK's transport and session manager."""
-    for name in (
-        "_handle_post_request",
-        "_validate_request_headers",
-        "_check_content_type",
-        "_create_session_message",
-        "_create_json_response",
-        "_create_error_response",
-        "_create_event_data",
-        "_run_sse_writer",
-        "_clean_up_memory_streams",
-        "terminate",
-    ):
-        assert callable(getattr(StreamableHTTPServerTransport, name, None)), name
-    transport = StreamableHTTPServerTransport(mcp_session_id="s")
-    for attribute in (
-        "_request_streams",
-        "_sse_stream_writers",
-        "_event_store",
-        "_read_stream_writer",
-        "_write_stream",
-    ):
-        assert hasattr(transport, attribute), attribute
-    assert callable(getattr(StreamableHTTPSessionManager, "_admit_session", None))

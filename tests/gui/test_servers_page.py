@@ -63,7 +63,7 @@ async def test_lights_and_reasons_follow_the_servers(tmp_path: Path, qtbot: QtBo
         await until(lambda: reason in text_of(page, "broken", STATE), timeout=30)
         assert light_of(page, "broken") in (State.BACKOFF, State.STARTING)
         # While it retries, the row still says why it crashed.
-        await until(lambda: text_of(page, "broken", STATE).startswith("starting — restarting; last exit: exited 3"))
+        await until(lambda: text_of(page, "broken", STATE).startswith("starting: restarting; last exit: exited 3"))
         await until(lambda: light_of(page, "broken") is State.FAILED, timeout=40)
         assert "crash loop" in text_of(page, "broken", STATE)
         qtmodeltester.check(page.model)

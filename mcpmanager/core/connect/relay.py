@@ -25,6 +25,8 @@ from typing import Any, NamedTuple
 
 import anyio
 
+from mcpmanager.core.system.line_framer import blank
+
 logger = logging.getLogger(__name__)
 
 PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion"
@@ -140,7 +142,7 @@ class Relay:
             else:
                 self._connected.set()
             async for line in lines:
-                if line.strip():
+                if not blank(line):
                     await self._from_client(line)
             tg.cancel_scope.cancel()
         await self._end_session()
@@ -212,7 +214,7 @@ class Relay:
                 self._accepted = True  # (a refused one changes nothing)
                 version = result.get("protocolVersion")
                 self._version = version if isinstance(version, str) else None
-        await self._write(data.strip() + b"\n")
+        await self._write(_one_line(data))
 
     def _replay_answered(self, message: Message) -> None:
         """The new engine answered the replayed handshake (a link waiting for it is told here)."""
@@ -344,6 +346,14 @@ def version_of(message: Message) -> str | None:
     meta = (message.get("params") or {}).get("_meta") if isinstance(message.get("params"), dict) else None
     version = meta.get(PROTOCOL_VERSION_META_KEY) if isinstance(meta, dict) else None
     return version if isinstance(version, str) and version not in HANDSHAKE_VERSIONS else None
+
+
+def _one_line(data: bytes) -> bytes:
+    """`data` without the whitespace around it, and one newline: as it came in the usual case (a
+    line that ends in its newline alone), without copying a line that may be megabytes long."""
+    if data[-1:] == b"\n" and not data[:1].isspace() and not data[-2:-1].isspace():
+        return data
+    return data.strip() + b"\n"
 
 
 def parse(data: bytes) -> Any:

@@ -31,12 +31,11 @@ from mcpmanager.core.connect.relay import (
     lost_at,
     parse,
 )
-from mcpmanager.core.connect.stdio_lines import read_line
+from mcpmanager.core.connect.stdio_lines import Lines
 from mcpmanager.core.serve.local_hello import hello_line, refusal_of
 
 logger = logging.getLogger(__name__)
 
-LIMIT = 64 * 1024 * 1024  # bytes read ahead from the engine (a longer line is read in pieces: `read_line`)
 HELLO_WAIT = 10.0  # seconds for the engine to answer the hello (a busy engine may take a moment)
 
 
@@ -53,14 +52,18 @@ class SocketRelay(Relay):
         if endpoint.socket is None:
             raise NoEngine("the engine running now offers no local socket (an older mcpmanager?): restart the client")
         generation = self._generation
+        loop = asyncio.get_running_loop()
         try:
-            reader, writer = await asyncio.open_unix_connection(endpoint.socket, limit=LIMIT)
+            transport, lines = await loop.create_unix_connection(
+                Lines, endpoint.socket
+            )  # its answer to the hello first
         except OSError as exc:  # gone, or not listening yet
             raise lost_at(generation, f"cannot reach {endpoint.socket}: {exc.strerror or exc}") from exc
+        writer = asyncio.StreamWriter(transport, lines, None, loop)
         try:
             writer.write(hello_line(endpoint.token, endpoint.mode))
             with anyio.fail_after(HELLO_WAIT):
-                answer = await reader.readline()
+                answer = await anext(lines, b"")  # its first line: the answer to the hello
         except (OSError, TimeoutError) as exc:
             writer.close()
             raise lost_at(generation, f"the engine did not answer the hello ({type(exc).__name__})") from exc
@@ -73,7 +76,7 @@ class SocketRelay(Relay):
         self._writer = writer
         self._reached()
         self._handshake = anyio.Event()
-        self._spawn(self._read(reader, generation))
+        self._spawn(self._read(lines, generation))
 
     async def _end_session(self) -> None:
         if self._writer is not None:
@@ -143,10 +146,10 @@ class SocketRelay(Relay):
 
     # Engine → client ------------------------------------------------------------------------------
 
-    async def _read(self, reader: asyncio.StreamReader, generation: int) -> None:
+    async def _read(self, lines: Lines, generation: int) -> None:
         why = "the engine closed the connection"
         try:
-            while line := await read_line(reader):
+            async for line in lines:
                 await self._to_client(line, parse(line))
         except ConnectionError as exc:
             why = f"the engine's connection broke ({exc})"

@@ -411,6 +411,7 @@ class Engine:
                     "reason": d.status.reason,
                     "retry_in": d.status.retry_in,
                     "restarts": d.status.restarts,
+                    "last_exit": d.last_exit,  # why it last crashed: `status` shows it while it restarts
                     "pid": d.process.pid if d.process else None,
                     "tools": len(d.tools) if d.tools is not None else None,
                     "prompts": len(offers.prompts) if (offers := self.offerings.server_offers(name)) else None,

@@ -15,8 +15,9 @@ stream then, so that the stream's pings keep the connection alive as they did be
 this does not handle (notifications, responses, `initialize`, an event store, a client that does
 not accept both types, anything malformed) is the SDK's own handling, unchanged.
 
-This reaches into the SDK's transport and session manager (their private parts are named in
-`tests/e2e/test_json_first.py`, which fails when an upgrade moves one).
+This builds on the inside of the SDK's transport and session manager, reached through
+`sdk_compat` (`HttpTransport`, `HttpSessions`: `tests/core/test_sdk_compat.py` fails when an
+upgrade moves a part).
 """
 
 from __future__ import annotations
@@ -26,13 +27,12 @@ import logging
 from collections.abc import Callable
 from functools import partial
 from http import HTTPStatus
-from typing import Any, cast
+from typing import Any
 
 import anyio
 import mcp_types as types
 import pydantic_core
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
 from mcp.server.streamable_http import (
     CONTENT_TYPE_JSON,
     CONTENT_TYPE_SSE,
@@ -43,7 +43,6 @@ from mcp.server.streamable_http import (
     StreamableHTTPServerTransport,
     check_accept_headers,
 )
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from mcp.shared.message import SessionMessage
 from sse_starlette import EventSourceResponse
@@ -51,6 +50,7 @@ from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
 from mcpmanager.core.proxy.wire_lane import SCOPE_KEY, WireLane
+from mcpmanager.core.sdk_compat import HttpSessions, HttpTransport, adopt_transport
 
 logger = logging.getLogger(__name__)
 
@@ -60,10 +60,10 @@ logger = logging.getLogger(__name__)
 QUIET = 10.0
 
 
-class JsonFirstTransport(StreamableHTTPServerTransport):
+class JsonFirstTransport(HttpTransport):
     wire_lane: WireLane | None = None  # the session's fast lane ahead of the SDK's session (`JsonFirstSessions`)
 
-    async def _handle_post_request(self, scope: Scope, request: Request, receive: Receive, send: Send) -> None:
+    async def handle_post(self, scope: Scope, request: Request, receive: Receive, send: Send) -> None:
         lane = self.wire_lane
         if lane is not None:
             scope[SCOPE_KEY] = lane  # what the session handles shows the lane its connection (`wire_lane.adopt`)
@@ -72,16 +72,16 @@ class JsonFirstTransport(StreamableHTTPServerTransport):
             return
         message = _plain_request(raw)
         if message is None:
-            await super()._handle_post_request(scope, request, receive, send)
+            await self.sdk_post(scope, request, receive, send)
             return
-        if not await self._validate_request_headers(request, send):  # the session's id, as the SDK checks it
+        if not await self.validate_request_headers(request, send):  # the session's id, as the SDK checks it
             return
-        writer = self._read_stream_writer
+        writer = self.session_in
         assert writer is not None  # (the session runs: `connect` was entered)
         version = request.headers.get(MCP_PROTOCOL_VERSION_HEADER, types.DEFAULT_NEGOTIATED_VERSION)
         request_id = str(message.id)
         reader = self._open_request_stream(request_id)
-        await writer.send(self._create_session_message(message, request, request_id, version))
+        await writer.send(self.session_message(message, request, request_id, version))
         await self._answer(scope, receive, send, request_id, reader)
 
     async def _ahead(
@@ -91,17 +91,17 @@ class JsonFirstTransport(StreamableHTTPServerTransport):
         method = raw.get("method") if type(raw) is dict else None
         if method not in ("tools/call", "notifications/cancelled"):
             return False
-        if not await self._validate_request_headers(request, send):
+        if not await self.validate_request_headers(request, send):
             return True  # (answered: an unknown session)
         if method == "notifications/cancelled":
             if not lane.take(raw, _unanswered):
                 return False
-            await self._create_json_response(None, HTTPStatus.ACCEPTED)(scope, receive, send)
+            await self.json_response(None, HTTPStatus.ACCEPTED)(scope, receive, send)
             return True
         request_id = str(raw.get("id"))
-        if request_id in self._request_streams:
+        if request_id in self.request_streams:
             return False
-        out = self._write_stream
+        out = self.session_out
         assert out is not None  # (the session runs: `connect` was entered)
 
         post = _Post()
@@ -133,13 +133,13 @@ class JsonFirstTransport(StreamableHTTPServerTransport):
         # Opened before the call's task first runs (nothing is awaited between): what the server sends
         # about the call comes here.
         reader = self._open_request_stream(request_id)
-        post.feed = self._request_streams[request_id][0]
+        post.feed = self.request_streams[request_id][0]
         await self._answer(scope, receive, send, request_id, reader, post)
         return True
 
     def _open_request_stream(self, request_id: str) -> MemoryObjectReceiveStream[EventMessage]:
-        self._request_streams[request_id] = anyio.create_memory_object_stream[EventMessage](REQUEST_STREAM_BUFFER_SIZE)
-        return self._request_streams[request_id][1]
+        self.request_streams[request_id] = anyio.create_memory_object_stream[EventMessage](REQUEST_STREAM_BUFFER_SIZE)
+        return self.request_streams[request_id][1]
 
     async def _answer(
         self,
@@ -169,7 +169,7 @@ class JsonFirstTransport(StreamableHTTPServerTransport):
                 if post is not None and post.taken:
                     return
                 failed = "Session terminated before the request completed"
-                await self._create_error_response(failed, HTTPStatus.INTERNAL_SERVER_ERROR, types.INTERNAL_ERROR)(
+                await self.error_response(failed, HTTPStatus.INTERNAL_SERVER_ERROR, types.INTERNAL_ERROR)(
                     scope, receive, send
                 )
                 return
@@ -177,22 +177,22 @@ class JsonFirstTransport(StreamableHTTPServerTransport):
                 await self._send_json(send, first.message)
                 return
             streaming = True  # the SSE writer owns the streams from here, and cleans them up
-            opening = self._create_event_data(first) if first is not None else None
+            opening = self.event_data(first) if first is not None else None
             await self._stream(scope, receive, send, request_id, reader, opening)
         finally:
             if post is not None:
                 post.open = False  # (whatever happened, the POST is no longer the call's to answer)
             if not streaming:
-                mine = post is None or self._request_streams.get(request_id, (None,))[0] is post.feed
+                mine = post is None or self.request_streams.get(request_id, (None,))[0] is post.feed
                 if mine:
-                    await self._clean_up_memory_streams(request_id)
+                    await self.clean_up_streams(request_id)
                 else:  # the id was reused meanwhile: the SDK's streams under it are another POST's
                     assert post is not None and post.feed is not None
                     post.feed.close()
                     reader.close()
 
     async def _send_json(self, send: Send, message: types.JSONRPCResponse | types.JSONRPCError) -> None:
-        """The answer as the SDK's `_create_json_response` writes it, straight to ASGI: building a
+        """The answer as the SDK's `json_response` writes it, straight to ASGI: building a
         Starlette response for it was a twentieth of the engine's CPU per call."""
         body = message.model_dump_json(by_alias=True, exclude_unset=True).encode()
         headers = [(b"content-type", CONTENT_TYPE_JSON.encode()), (b"content-length", b"%d" % len(body))]
@@ -203,7 +203,7 @@ class JsonFirstTransport(StreamableHTTPServerTransport):
 
     async def _body(self, request: Request) -> Any:
         """The POST's body as JSON, when this module may answer it; None leaves the POST to the SDK."""
-        if self._event_store is not None or not self._check_content_type(request):
+        if self.resumable or not self.check_content_type(request):
             return None
         if not all(check_accept_headers(request)):  # JSON and SSE both accepted
             return None
@@ -229,14 +229,14 @@ class JsonFirstTransport(StreamableHTTPServerTransport):
     ) -> None:
         """The rest of the request's messages as the SDK streams them, `first` (if any) first."""
         sse_writer, sse_reader = anyio.create_memory_object_stream[SSEEvent](0)
-        self._sse_stream_writers[request_id] = sse_writer
+        self.sse_writers[request_id] = sse_writer
         headers = {
             "Cache-Control": "no-cache, no-transform",
             "Connection": "keep-alive",
             "Content-Type": CONTENT_TYPE_SSE,
             **({MCP_SESSION_ID_HEADER: self.mcp_session_id} if self.mcp_session_id else {}),
         }
-        writer = partial(self._run_sse_writer, request_id, sse_writer, reader, first)
+        writer = partial(self.run_sse_writer, request_id, sse_writer, reader, first)
         response = EventSourceResponse(content=sse_reader, data_sender_callable=writer, headers=headers)
         try:
             await response(scope, receive, send)
@@ -244,21 +244,19 @@ class JsonFirstTransport(StreamableHTTPServerTransport):
             await sse_reader.aclose()
 
 
-class JsonFirstSessions(StreamableHTTPSessionManager):
+class JsonFirstSessions(HttpSessions):
     """The SDK's session manager, its sessions served by `JsonFirstTransport`, each with a fast lane
     of its own from `lanes`. (Stateless requests keep the SDK's transport: a replica's one-request
     session has nowhere to send a question.)"""
 
     lanes: Callable[[], WireLane | None] = staticmethod(lambda: None)
 
-    def _admit_session(self, requestor: AuthorizationContext | None) -> StreamableHTTPServerTransport | None:
-        transport = super()._admit_session(requestor)
-        if transport is not None:
-            transport.__class__ = JsonFirstTransport  # the same object, answering POSTs as above
-            lane = cast(JsonFirstTransport, transport).wire_lane = self.lanes()
-            if lane is not None:  # a call its client cancelled ends as the SDK ends its own: with an error
-                lane.unanswered = transport._terminate_unanswered_request
-        return transport
+    def admitted(self, transport: StreamableHTTPServerTransport) -> StreamableHTTPServerTransport:
+        json_first = adopt_transport(transport, JsonFirstTransport)  # the same object, answering POSTs as above
+        lane = json_first.wire_lane = self.lanes()
+        if lane is not None:  # a call its client cancelled ends as the SDK ends its own: with an error
+            lane.unanswered = json_first.terminate_unanswered
+        return json_first
 
 
 class _Post:

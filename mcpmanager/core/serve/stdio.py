@@ -32,7 +32,8 @@ from mcpmanager.core.proxy.router import Router
 from mcpmanager.core.proxy.wire_lane import WireLane
 from mcpmanager.core.sdk_compat import TransportStreams
 from mcpmanager.core.serve.malformed import error_line, refusal
-from mcpmanager.core.system.lines import LineFramer, Overlong, blank, json_line, parse_line, to_message
+from mcpmanager.core.system.line_framer import LineFramer, Overlong, blank
+from mcpmanager.core.system.lines import json_line, parse_line, to_message
 from mcpmanager.core.system.pipes import pollable
 
 _LIMIT = 64 * 1024 * 1024  # one JSON-RPC line may carry a large tool result; a longer one is refused

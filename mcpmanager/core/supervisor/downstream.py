@@ -48,6 +48,7 @@ from mcpmanager.core.supervisor.listening import Changes, after_the_storm, liste
 from mcpmanager.core.supervisor.offers import Listed, every_page, list_offers
 from mcpmanager.core.supervisor.process import ChildProcess, Spawner, SpawnError, spawn_child
 from mcpmanager.core.supervisor.remote import remote_transport
+from mcpmanager.core.supervisor.state_line import state_line
 from mcpmanager.core.supervisor.stderr_log import StderrLog
 from mcpmanager.core.supervisor.tool_calls import ToolCalls
 from mcpmanager.core.tasks import first_of, spawn
@@ -128,6 +129,18 @@ class Downstream(ClientWishes, ToolCalls):
     def status(self) -> Status:
         return self.lifecycle.status
 
+    def state_line(self) -> str:
+        """Its state as the window, the log and `status` write it (`state_line.py`)."""
+        status = self.status
+        return state_line(
+            status.state.value,
+            status.reason,
+            status.retry_in,
+            restarts=status.restarts,
+            last_exit=self.last_exit,
+            logs=self.log.trouble,
+        )
+
     @property
     def start_timeout(self) -> float:
         return self.config.start_timeout or self.settings.start_timeout
@@ -178,7 +191,7 @@ class Downstream(ClientWishes, ToolCalls):
                 self._ready.clear()
             changed, self._status_changed = self._status_changed, asyncio.Event()
             changed.set()
-            logger.info("%s: %s", self.name, self.status.describe())
+            logger.info("%s: %s", self.name, self.state_line())
             self._listener(StatusChanged(self.name, self.status))
 
     # The connection attempt (one owner task) ------------------------------------------------------

@@ -21,6 +21,8 @@ import enum
 from collections import deque
 from dataclasses import dataclass, field
 
+from mcpmanager.core.supervisor.state_line import state_line
+
 
 class State(enum.Enum):
     STOPPED = "stopped"
@@ -59,10 +61,9 @@ class Status:
     retry_in: float | None = None
 
     def describe(self) -> str:
-        text = f"{self.state.value}: {self.reason}" if self.reason else self.state.value
-        if self.retry_in is not None:
-            text += f" (retry in {self.retry_in:g} s)"
-        return text
+        """`backoff: exited 3 (retry in 4 s)`: the state line without what only the server knows (its
+        last exit, its log file: `Downstream.state_line`)."""
+        return state_line(self.state.value, self.reason, self.retry_in)
 
 
 # Events -------------------------------------------------------------------------------------------

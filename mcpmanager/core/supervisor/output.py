@@ -28,7 +28,7 @@ import anyio
 import anyio.abc
 from mcp.shared.message import SessionMessage
 
-from mcpmanager.core.system.lines import LineFramer, Overlong
+from mcpmanager.core.system.line_framer import LineFramer, Overlong
 
 # A line of the server's output → the session's message on it, or None (an answer a raw call took,
 # a blank line, noise).

@@ -31,7 +31,8 @@ from mcpmanager.core.supervisor.output import Output, feed_from
 from mcpmanager.core.supervisor.raw_calls import RawCalls
 from mcpmanager.core.supervisor.stderr_log import StderrLog
 from mcpmanager.core.system.command_path import prepare_spawn
-from mcpmanager.core.system.lines import Overlong, blank, json_line, parse_line, to_message
+from mcpmanager.core.system.line_framer import Overlong, blank
+from mcpmanager.core.system.lines import json_line, parse_line, to_message
 from mcpmanager.core.system.process_groups import ProcessGroups
 
 _CHUNK = 65536

@@ -18,7 +18,7 @@ from mcp.shared.message import SessionMessage
 from mcpmanager.core.supervisor.output import HIGH_WATER, Output, feed_from
 from mcpmanager.core.supervisor.process import ChildProcess, SpawnError
 from mcpmanager.core.supervisor.stderr_log import StderrLog
-from mcpmanager.core.system.lines import Overlong
+from mcpmanager.core.system.line_framer import Overlong
 from tests.core.supervisor.test_stop_while_spawning import children_with
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from mcpmanager.core.system.lines import LineFramer, Overlong
+from mcpmanager.core.system.line_framer import LineFramer, Overlong
 
 
 def frame(chunks: list[bytes], max_line: int | None = None) -> list[bytes | Overlong]:
@@ -42,3 +42,24 @@ def test_a_huge_line_in_small_chunks_is_joined_once() -> None:
     [line] = framer.feed(b"\n")
     assert isinstance(line, bytes) and len(line) == 800 * 65536
     assert framer.feed(b"next\n") == [b"next"]  # nothing of it left behind
+
+
+def test_lines_may_keep_their_newlines_and_the_cap_still_counts_without_it() -> None:
+    framer = LineFramer(ends=True)
+    assert framer.feed(b'{"a": 1}\n{"b"') == [b'{"a": 1}\n']
+    assert framer.feed(b": 2}\n\n") == [b'{"b": 2}\n', b"\n"]
+    assert framer.feed(b"tail") == [] and framer.rest() == b"tail"
+    whole = b"x" * 50 + b"\n"
+    assert LineFramer(ends=True).feed(whole)[0] is whole  # a chunk that is one line is not copied
+    assert frame_ends([b"z" * 100 + b"\n"], 100) == [b"z" * 100 + b"\n"]
+    assert frame_ends([b"z" * 101 + b"\nok\n"], 100) == [Overlong(b"z" * 101 + b"\n"), b"ok\n"]
+    assert frame_ends([b"z" * 60, b"z" * 41, b"\n"], 100) == [Overlong(b"z" * 101 + b"\n")]
+    assert frame_ends([b"z" * 100], 100) == [b"z" * 100] and frame_ends([b"z" * 101], 100) == [Overlong(b"z" * 101)]
+
+
+def frame_ends(chunks: list[bytes], max_line: int) -> list[bytes | Overlong]:
+    framer = LineFramer(max_line, ends=True)
+    lines = [line for chunk in chunks for line in framer.feed(chunk)]
+    if (last := framer.rest()) is not None:
+        lines.append(last)
+    return lines
