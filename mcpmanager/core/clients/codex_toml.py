@@ -227,13 +227,5 @@ def server_table(text: str, name: str) -> tuple[int, int] | None:
     return next(((s, e) for p, s, e in tables(text) if p == [SECTION, name]), None)
 
 
-def render_table(name: str, entry: dict[str, Any], newline: str) -> str:
-    """`[mcp_servers.NAME]` with `key = value` lines (strings and lists of strings)."""
-    lines = [f"[{SECTION}.{_render_key(name)}]"]
-    for key, value in entry.items():
-        lines.append(f"{key} = {json.dumps(value, ensure_ascii=False)}")
-    return newline.join(lines) + newline
-
-
 def newline_of(text: str) -> str:
     return "\r\n" if "\r\n" in text else "\n"

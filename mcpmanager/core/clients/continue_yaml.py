@@ -38,12 +38,14 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from mcpmanager.core.clients import yaml_text
 from mcpmanager.core.clients.errors import InstallError
 from mcpmanager.core.clients.yaml_text import (
     YamlError,
     content_end,
     dash_column,
     flow,
+    insert_lines,
     is_block,
     is_null,
     item_lines,
@@ -192,16 +194,7 @@ def refuse_hiding_config_json(path: Path, exists: bool) -> None:
 
 
 def document(text: str | None, path: Path) -> tuple[Any, Node | None]:
-    try:
-        doc, root = load(text or "", path)
-    except YamlError as exc:
-        raise InstallError(f"{exc}; not changed") from None
-    if doc is not None and not isinstance(doc, dict):
-        raise InstallError(f"{path}: expected a mapping at the top level; not changed")
-    section = doc.get(SECTION) if isinstance(doc, dict) else None
-    if section is not None and not isinstance(section, list):
-        raise InstallError(f"{path}: {SECTION}: expected a list of servers; not changed")
-    return doc, root
+    return yaml_text.document(text, path, SECTION, list, "a list of servers")
 
 
 def _section(doc: Any) -> list[Any]:
@@ -293,7 +286,7 @@ def _put(out: str, path: Path, entry: dict[str, Any]) -> str:
     key, value = found
     if is_null(value) or (isinstance(value, SequenceNode) and value.flow_style and not value.value):
         out = without_value(out, value)
-        return _insert(out, next_line(out, key.end_mark.index), render([entry], nl, key.start_mark.column + 2), nl)
+        return insert_lines(out, next_line(out, key.end_mark.index), render([entry], nl, key.start_mark.column + 2), nl)
     if not isinstance(value, SequenceNode):
         raise InstallError(f"{path}: {SECTION}: expected a list of servers; not changed")
     if value.flow_style:
@@ -310,13 +303,7 @@ def _put(out: str, path: Path, entry: dict[str, Any]) -> str:
     if mine is not None:  # another mode: its lines replaced
         start, end = _lines_of(out, mine[1])
         return out[:start] + lines + out[end:]
-    return _insert(out, next_line(out, content_end(out, value)), lines, nl)
-
-
-def _insert(out: str, at: int, lines: str, nl: str) -> str:
-    if at == len(out) and out and not out.endswith("\n"):
-        return out + nl + lines
-    return out[:at] + lines + out[at:]
+    return insert_lines(out, next_line(out, content_end(out, value)), lines, nl)
 
 
 # Undo's view -------------------------------------------------------------------------------------

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpmanager.core.clients import continue_yaml, goose
-from mcpmanager.core.clients.locations import CLIENTS
+from mcpmanager.core.clients.locations import BY_KEY, CLIENTS
 from mcpmanager.core.config.servers import HttpServerConfig, ServerConfig, StdioServerConfig
 
 
@@ -57,7 +57,7 @@ class Writer:
     """How one client writes a server: its entry, and the name the client accepts."""
 
     entry: Callable[[ServerConfig], dict[str, Any]]
-    has_switch: bool = False  # the client keeps a server off in its file (disabled, enabled = false)
+    has_switch: bool = False  # the client keeps a server off in its file (its row's `switch`)
     name_pattern: re.Pattern[str] | None = None  # names the client accepts; None: any
 
     def name(self, name: str) -> str:
@@ -182,20 +182,25 @@ def _goose(server: ServerConfig) -> dict[str, Any]:
 # The names `codex mcp add` takes ("use letters, numbers, '-', '_'", openai/codex codex-rs/cli mcp_cmd.rs).
 _CODEX_NAME = re.compile(r"[A-Za-z0-9_-]+")
 
+_ENTRIES: dict[str, Callable[[ServerConfig], dict[str, Any]]] = {
+    "claude-desktop": _claude_desktop,
+    "cursor": _cursor,
+    "vscode": _typed(CLIENTS["vscode"]),
+    "vscode-insiders": _typed(CLIENTS["vscode-insiders"]),
+    "claude-code": _typed(CLIENTS["claude-code"]),
+    "windsurf": _windsurf,
+    "gemini-cli": _gemini,
+    "codex": _codex,
+    "zed": _zed,
+    "cline": _cline,
+    "lm-studio": _lm_studio,
+    "goose": _goose,  # an extension, as `goose.extension_of` writes it
+    "continue": continue_yaml.item_of,  # an item of the `mcpServers` list
+}
+_NAMES = {"codex": _CODEX_NAME}
 WRITERS: dict[str, Writer] = {
-    "claude-desktop": Writer(_claude_desktop),
-    "cursor": Writer(_cursor),
-    "vscode": Writer(_typed(CLIENTS["vscode"])),
-    "vscode-insiders": Writer(_typed(CLIENTS["vscode-insiders"])),
-    "claude-code": Writer(_typed(CLIENTS["claude-code"])),
-    "windsurf": Writer(_windsurf, has_switch=True),
-    "gemini-cli": Writer(_gemini),
-    "codex": Writer(_codex, has_switch=True, name_pattern=_CODEX_NAME),
-    "zed": Writer(_zed, has_switch=True),
-    "cline": Writer(_cline, has_switch=True),
-    "lm-studio": Writer(_lm_studio),
-    "goose": Writer(_goose, has_switch=True),  # an extension, as `goose.extension_of` writes it
-    "continue": Writer(continue_yaml.item_of),  # an item of the `mcpServers` list
+    key: Writer(entry, has_switch=BY_KEY[key].switch is not None, name_pattern=_NAMES.get(key))
+    for key, entry in _ENTRIES.items()
 }
 
 

@@ -34,12 +34,14 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode
 
+from mcpmanager.core.clients import yaml_text
 from mcpmanager.core.clients.errors import InstallError
 from mcpmanager.core.clients.yaml_text import (
     YamlError,
     block_lines,
     content_end,
     flow,
+    insert_lines,
     is_block,
     is_null,
     key_text,
@@ -186,16 +188,7 @@ def _server(name: str, entry: Any, where: str, problems: list[str]) -> ServerCon
 
 
 def document(text: str | None, path: Path) -> tuple[Any, Node | None]:
-    try:
-        doc, root = load(text or "", path)
-    except YamlError as exc:
-        raise InstallError(f"{exc}; not changed") from None
-    if doc is not None and not isinstance(doc, dict):
-        raise InstallError(f"{path}: expected a mapping at the top level; not changed")
-    section = doc.get(SECTION) if isinstance(doc, dict) else None
-    if section is not None and not isinstance(section, dict):
-        raise InstallError(f"{path}: {SECTION}: expected a mapping of extensions; not changed")
-    return doc, root
+    return yaml_text.document(text, path, SECTION, dict, "a mapping of extensions")
 
 
 def _section(doc: Any) -> dict[Any, Any]:
@@ -261,7 +254,7 @@ def _put(out: str, path: Path, entry: dict[str, Any]) -> str:
         out = without_value(out, value)
         at = next_line(out, key.end_mark.index)
         lines = render({BRIDGE: entry}, nl, key.start_mark.column + 2)
-        return _insert(out, at, lines, nl)
+        return insert_lines(out, at, lines, nl)
     if isinstance(value, MappingNode) and value.flow_style:
         mine = pairs(value).get(BRIDGE)
         if mine is not None:
@@ -281,13 +274,7 @@ def _put(out: str, path: Path, entry: dict[str, Any]) -> str:
         start = line_start(out, mine[0].start_mark.index)
         end = next_line(out, content_end(out, mine[1], mine[0].end_mark.index))
         return out[:start] + lines + out[end:]
-    return _insert(out, next_line(out, content_end(out, value)), lines, nl)
-
-
-def _insert(out: str, at: int, lines: str, nl: str) -> str:
-    if at == len(out) and out and not out.endswith("\n"):
-        return out + nl + lines
-    return out[:at] + lines + out[at:]
+    return insert_lines(out, next_line(out, content_end(out, value)), lines, nl)
 
 
 def _append(out: str, lines: str, nl: str) -> str:

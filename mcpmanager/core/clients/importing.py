@@ -29,19 +29,15 @@ Also here: which of a client's servers mcpmanager already serves (`served_by`), 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
-from mcpmanager.core.clients import zed
 from mcpmanager.core.clients.errors import ClientNotFound
-from mcpmanager.core.clients.locations import CLIENTS, Layout, client_locations
+from mcpmanager.core.clients.locations import CLIENTS, client_locations
 from mcpmanager.core.clients.reading import ClientConfig, read_client_config
 from mcpmanager.core.config.load import load_config
 from mcpmanager.core.config.model import Config
@@ -211,21 +207,3 @@ def is_bridge(server: ServerConfig) -> bool:
     words = [program.lower(), *(arg.lower() for arg in server.args)]
     runs_us = any(word.removesuffix(".exe") == "mcpmanager" for word in words)
     return runs_us and any(word in ("connect", "serve") for word in words)
-
-
-def read_entries(entries: Mapping[str, Any], home: Path, layout: Layout = "mcpServers") -> dict[str, ServerConfig]:
-    """Client entries read exactly as import reads them (`reading`'s rules: scalar env values,
-    envFile…), by their key; an entry that does not read is left out. Through scratch files, one per
-    entry (the reader reads files, and renames what it cannot use). `layout`: the client's file, for
-    its own keys (Windsurf's `serverUrl`, Gemini CLI's `httpUrl`, Zed's and Cline's entries)."""
-    found: dict[str, ServerConfig] = {}
-    dialect: Layout = layout if layout in ("windsurf", "gemini", "zed", "cline") else "mcpServers"
-    section = zed.SECTION[0] if dialect == "zed" else "mcpServers"  # the scratch file's, as the client has it
-    with tempfile.TemporaryDirectory(prefix="mcpmanager-entries-") as folder:
-        for number, (name, entry) in enumerate(entries.items()):
-            path = Path(folder) / f"{number}.json"
-            path.write_text(json.dumps({section: {name: entry}}), encoding="utf-8")
-            servers = read_client_config("entry", path, dialect, home=home).servers
-            if servers:
-                found[name] = servers[0]
-    return found

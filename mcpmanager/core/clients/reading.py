@@ -112,6 +112,21 @@ def read_client_config(
     return ClientConfig(client, label or CLIENTS.get(client, client), path, servers, reader.problems)
 
 
+def read_entries(entries: Mapping[str, Any], home: Path, layout: Layout = "mcpServers") -> dict[str, ServerConfig]:
+    """Client entries read exactly as import reads them (the rules above: scalar env values,
+    envFile…), by their key; an entry that does not read is left out. Each is read as a file of
+    its own (in memory: a name the reader renames is by itself there). `layout`: the client's file,
+    for its own keys (Windsurf's `serverUrl`, Gemini CLI's `httpUrl`, Zed's and Cline's entries)."""
+    found: dict[str, ServerConfig] = {}
+    dialect: Layout = layout if layout in ("windsurf", "gemini", "zed", "cline") else "mcpServers"
+    section = zed.SECTION[0] if dialect == "zed" else "mcpServers"
+    for name, entry in entries.items():
+        servers = _FileReader(Path(f"{name}.json"), home).read(dialect, json.dumps({section: {name: entry}}))
+        if servers:
+            found[name] = servers[0]
+    return found
+
+
 def _read_codex(
     client: str, path: Path, label: str | None, read: Callable[[str, Path], tuple[list[ServerConfig], list[str]]]
 ) -> ClientConfig:
@@ -148,9 +163,10 @@ class _FileReader:
             where += f":{line}:{column}"
         self.problems.append(f"{where}: {rendered}: {reason}" if rendered else f"{where}: {reason}")
 
-    def read(self, layout: Layout) -> list[ServerConfig]:
+    def read(self, layout: Layout, text: str | None = None) -> list[ServerConfig]:
+        """The servers of the file, or of `text` given instead of it (nothing is read from disk then)."""
         self.layout = layout
-        doc = self._load()
+        doc = self._load(text)
         if doc is None:
             return []
         if layout == "vscode":
@@ -182,9 +198,9 @@ class _FileReader:
             self._read_section(doc, section, project, servers)
         return list(servers.values())
 
-    def _load(self) -> dict[str, Any] | None:
+    def _load(self, given: str | None) -> dict[str, Any] | None:
         try:
-            text = self.path.read_bytes().decode("utf-8-sig")
+            text = self.path.read_bytes().decode("utf-8-sig") if given is None else given
         except OSError as exc:
             self.problem((), f"cannot read: {exc.strerror or exc}")
             return None
