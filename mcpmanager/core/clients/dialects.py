@@ -12,12 +12,13 @@ from mcpmanager.core.clients.yaml_dialects import Continue, Goose
 
 DIALECTS: dict[Layout, Dialect] = {
     "mcpServers": JsonServers("mcpServers"),
-    "vscode": JsonServers("vscode", ("servers",), "\t"),  # as VS Code writes a new file
-    "claude-code": JsonServers("claude-code"),
+    "vscode": JsonServers("vscode", ("servers",), "\t", typed=True),  # tabs: as VS Code writes a new file
+    "claude-code": JsonServers("claude-code", typed=True, extra=(("env", {}),)),  # as `claude mcp add` writes it
     "windsurf": JsonServers("windsurf"),
     "gemini": JsonServers("gemini"),
-    "zed": JsonSwitched("zed", zed.SECTION, "  ", *zed.SWITCH, bridge_env=True),
-    "cline": JsonSwitched("cline", cline.SECTION, "  ", *cline.SWITCH),
+    # Zed's documented entry has `"env": {}`
+    "zed": JsonSwitched("zed", zed.SECTION, extra=(("env", {}),), key=zed.SWITCH[0], off=zed.SWITCH[1]),
+    "cline": JsonSwitched("cline", cline.SECTION, key=cline.SWITCH[0], off=cline.SWITCH[1]),
     "codex": Codex(),
     "goose": Goose(),
     "continue": Continue(),

@@ -39,6 +39,8 @@ class JsonServers(Dialect):
     layout: Layout
     section: KeyPath = ("mcpServers",)  # where install and export write (Claude Code: the user scope)
     unit: str = "  "  # the indentation of a new file, as the client writes one
+    typed: bool = False  # mcpmanager's entry says `"type": "stdio"`
+    extra: tuple[tuple[str, Any], ...] = ()  # and has these members after `command` and `args`
 
     def _doc(self, text: str | None, target: Target) -> dict[str, Any]:
         return parse(text, target.path)
@@ -57,11 +59,7 @@ class JsonServers(Dialect):
         self._doc(text, target)
 
     def bridge(self, entry: dict[str, Any]) -> dict[str, Any]:
-        if self.layout == "vscode":
-            return {"type": "stdio", **entry}
-        if self.layout == "claude-code":
-            return {"type": "stdio", **entry, "env": {}}
-        return entry
+        return {**({"type": "stdio"} if self.typed else {}), **entry, **dict(self.extra)}
 
     def bridge_of(self, text: str | None, target: Target) -> Any:
         return object_at(self._doc(text, target), self.section).get(BRIDGE_NAME)

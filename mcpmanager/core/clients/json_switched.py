@@ -28,10 +28,6 @@ from mcpmanager.core.config.model import Config
 class JsonSwitched(JsonServers):
     key: str = "enabled"  # the switch's key
     off: bool = False  # the value that turns a server off
-    bridge_env: bool = False  # Zed's documented entry has `"env": {}`
-
-    def bridge(self, entry: dict[str, Any]) -> dict[str, Any]:
-        return {**entry, "env": {}} if self.bridge_env else entry
 
     def served(self, text: str | None, target: Target, config: Config, home: Path) -> list[Spot]:
         entries = {k: v for k, v in object_at(self._doc(text, target), self.section).items() if k != BRIDGE_NAME}

@@ -70,7 +70,14 @@ from mcpmanager.core.config.servers import ServerConfig, StdioServerConfig
 
 _VARIABLE = re.compile(r"\$\{([^}]*)\}")
 _GEMINI_VARIABLE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%")  # also Gemini CLI's in env
-_DIALECTS = {"zed": zed.read_entry, "cline": cline.read_entry}  # their entries, as mcpmanager's
+
+
+# Their entries, as mcpmanager's.
+_DIALECTS = {
+    "zed": zed.read_entry,
+    "cline": cline.read_entry,
+}
+_OWN_KEYS = ("windsurf", "gemini", *_DIALECTS)  # layouts whose entries have keys of their own
 _TEXT_READERS = {
     "codex": codex_toml.read_servers,
     "goose": goose.read_servers,
@@ -118,10 +125,13 @@ def read_entries(entries: Mapping[str, Any], home: Path, layout: Layout = "mcpSe
     its own (in memory: a name the reader renames is by itself there). `layout`: the client's file,
     for its own keys (Windsurf's `serverUrl`, Gemini CLI's `httpUrl`, Zed's and Cline's entries)."""
     found: dict[str, ServerConfig] = {}
-    dialect: Layout = layout if layout in ("windsurf", "gemini", "zed", "cline") else "mcpServers"
-    section = zed.SECTION[0] if dialect == "zed" else "mcpServers"
+    dialect: Layout = layout if layout in _OWN_KEYS else "mcpServers"
+    section = {"zed": zed.SECTION}.get(dialect, ("mcpServers",))
     for name, entry in entries.items():
-        servers = _FileReader(Path(f"{name}.json"), home).read(dialect, json.dumps({section: {name: entry}}))
+        doc: Any = {name: entry}
+        for part in reversed(section):
+            doc = {part: doc}
+        servers = _FileReader(Path(f"{name}.json"), home).read(dialect, json.dumps(doc))
         if servers:
             found[name] = servers[0]
     return found
