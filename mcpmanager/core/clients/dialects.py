@@ -19,6 +19,7 @@ DIALECTS: dict[Layout, Dialect] = {
     # Zed's documented entry has `"env": {}`
     "zed": JsonSwitched("zed", zed.SECTION, extra=(("env", {}),), key=zed.SWITCH[0], off=zed.SWITCH[1]),
     "cline": JsonSwitched("cline", cline.SECTION, key=cline.SWITCH[0], off=cline.SWITCH[1]),
+    "copilot": JsonServers("copilot", typed=True, extra=(("tools", ["*"]),)),  # Copilot CLI: every tool
     "codex": Codex(),
     "goose": Goose(),
     "continue": Continue(),

@@ -19,6 +19,7 @@ line (`Unsupported`), never written half-right:
 | LM Studio | `command`, `args`, `env` | `url`, `headers` (Streamable HTTP only) | no switch | no |
 | Goose | `cmd`, `args`, `envs` | `type: streamable_http`, `uri`, `headers` | `enabled: false` | no |
 | Continue (a list) | `name`, `command`, `args`, `env`, `cwd` | `type`, `url`, `requestOptions` | no switch | yes |
+| Copilot CLI | `type` stdio, `command`, `args`, `env`, `tools` | `type` http, sse; `url`, `headers` | no switch | no |
 
 "No switch": none of these clients documents a per-server off switch in that file (Claude Desktop's
 and Cursor's `disabled` is not honoured reliably: see `install`), so a server that is off in
@@ -33,6 +34,7 @@ https://docs.anthropic.com/en/docs/claude-code/mcp; https://docs.windsurf.com/wi
 https://github.com/google-gemini/gemini-cli/blob/main/docs/tools/mcp-server.md;
 https://developers.openai.com/codex/mcp and https://developers.openai.com/codex/config-reference;
 https://zed.dev/docs/ai/mcp; https://docs.cline.bot/mcp/configuring-mcp-servers; https://lmstudio.ai/docs/app/mcp;
+https://docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/add-mcp-servers;
 Goose's and Continue's in `goose` and `continue_yaml`, whose entry writers these are.
 """
 
@@ -170,6 +172,13 @@ def _lm_studio(server: ServerConfig) -> dict[str, Any]:
     return _headers(server, {"url": server.url})
 
 
+def _copilot(server: ServerConfig) -> dict[str, Any]:
+    """Copilot CLI: a typed entry (stdio, http, sse) with the tools it may use: all of them."""
+    if isinstance(server, StdioServerConfig):
+        return {**_stdio(server, CLIENTS["copilot-cli"], typed=True), "tools": ["*"]}
+    return {**_headers(server, {"type": server.transport, "url": server.url}), "tools": ["*"]}
+
+
 def _goose(server: ServerConfig) -> dict[str, Any]:
     if isinstance(server, StdioServerConfig) and server.cwd is not None:
         raise Unsupported(f"it runs in {server.cwd} (cwd), and Goose has no setting for an extension's folder")
@@ -196,6 +205,7 @@ _ENTRIES: dict[str, Callable[[ServerConfig], dict[str, Any]]] = {
     "lm-studio": _lm_studio,
     "goose": _goose,  # an extension, as `goose.extension_of` writes it
     "continue": continue_yaml.item_of,  # an item of the `mcpServers` list
+    "copilot-cli": _copilot,
 }
 _NAMES = {"codex": _CODEX_NAME}
 WRITERS: dict[str, Writer] = {

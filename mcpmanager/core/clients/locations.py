@@ -68,7 +68,8 @@ from typing import Literal
 # How a file keeps its servers: `mcpServers` (Claude Desktop, Cursor), VS Code's mcp.json and settings.json,
 # Claude Code's user and project scopes, Windsurf's and Gemini CLI's `mcpServers` (their own remote-URL keys),
 # Codex's TOML `[mcp_servers.NAME]` tables, Zed's `context_servers` (`zed.py`), Cline's `mcpServers` (`cline.py`),
-# Goose's YAML `extensions`, Continue's YAML `mcpServers` list in config.yaml and in its block files (read only).
+# Goose's YAML `extensions`, Continue's YAML `mcpServers` list in config.yaml and in its block files (read only),
+# Copilot CLI's `mcpServers` (typed entries with a tool list).
 Layout = Literal[
     "mcpServers",
     "vscode",
@@ -82,6 +83,7 @@ Layout = Literal[
     "goose",
     "continue",
     "continue-block",
+    "copilot",
 ]
 
 
@@ -246,6 +248,12 @@ TABLE: tuple[Client, ...] = (
     Client("lm-studio", "LM Studio", "mcpServers", _lm_studio),
     Client("goose", "Goose", "goose", _goose, switch="enabled: false"),
     Client("continue", "Continue", "continue", _continue),
+    Client(
+        "copilot-cli",
+        "GitHub Copilot CLI",
+        "copilot",
+        _one("copilot", lambda f: (f.path("COPILOT_HOME") or f.home / ".copilot") / "mcp-config.json"),
+    ),
 )
 BY_KEY: dict[str, Client] = {client.key: client for client in TABLE}
 CLIENTS: dict[str, str] = {client.key: client.label for client in TABLE}  # key → label

@@ -72,10 +72,16 @@ _VARIABLE = re.compile(r"\$\{([^}]*)\}")
 _GEMINI_VARIABLE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%")  # also Gemini CLI's in env
 
 
+def _copilot_entry(entry: dict[str, Any], problem: Callable[[KeyPath, str], None]) -> dict[str, Any]:
+    """Copilot CLI's `"type": "local"` is its other name for stdio; its `tools` list is its own."""
+    return {**entry, "type": "stdio"} if entry.get("type") == "local" else entry
+
+
 # Their entries, as mcpmanager's.
 _DIALECTS = {
     "zed": zed.read_entry,
     "cline": cline.read_entry,
+    "copilot": _copilot_entry,
 }
 _OWN_KEYS = ("windsurf", "gemini", *_DIALECTS)  # layouts whose entries have keys of their own
 _TEXT_READERS = {

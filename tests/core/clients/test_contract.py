@@ -35,6 +35,7 @@ HOMES = {  # sample folder → (client, where its files stand under the home fol
     "lm-studio": ("lm-studio", ".lmstudio"),
     "goose": ("goose", ".config/goose"),
     "continue": ("continue", ".continue"),
+    "copilot-cli": ("copilot-cli", ".copilot"),
 }
 SAMPLES = sorted(folder.name for folder in DATA.iterdir() if folder.is_dir())
 EXPORTED: list[ServerConfig] = [
