@@ -143,7 +143,7 @@ def test_import_renames_a_taken_name_and_skips_identical_ones(mcpmanager: Runner
             ["import", "--from", "emacs"],
             "mcpmanager: unknown client 'emacs' (expected one of: claude-desktop, "
             "cursor, vscode, vscode-insiders, claude-code, windsurf, gemini-cli, codex, zed, cline, lm-studio, goose, "
-            "continue, copilot-cli)",
+            "continue, copilot-cli, opencode)",
         ),
         (["import", "--from", "cursor"], "mcpmanager: no Cursor config found (looked at {home}/.cursor/mcp.json)"),
         (["install", "--client", "cursor"], "mcpmanager: Cursor not found (looked at {home}/.cursor/mcp.json)"),

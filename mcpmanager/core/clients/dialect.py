@@ -53,6 +53,10 @@ class Dialect(Protocol):
         """mcpmanager's entry (`command`, `args`) in the layout's own shape."""
         ...
 
+    def shape(self, text: str | None, entry: dict[str, Any]) -> dict[str, Any]:
+        """An entry export writes, in the form this file has (OpenCode: its off switch)."""
+        return entry
+
     def bridge_of(self, text: str | None, target: Target) -> Any:
         """mcpmanager's entry in the file, or None."""
 

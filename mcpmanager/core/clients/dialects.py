@@ -6,7 +6,7 @@ from mcpmanager.core.clients import cline, zed
 from mcpmanager.core.clients.codex import Codex
 from mcpmanager.core.clients.dialect import Dialect
 from mcpmanager.core.clients.json_servers import JsonServers
-from mcpmanager.core.clients.json_switched import JsonSwitched
+from mcpmanager.core.clients.json_switched import JsonSwitched, OpenCode
 from mcpmanager.core.clients.locations import Layout
 from mcpmanager.core.clients.yaml_dialects import Continue, Goose
 
@@ -20,6 +20,7 @@ DIALECTS: dict[Layout, Dialect] = {
     "zed": JsonSwitched("zed", zed.SECTION, extra=(("env", {}),), key=zed.SWITCH[0], off=zed.SWITCH[1]),
     "cline": JsonSwitched("cline", cline.SECTION, key=cline.SWITCH[0], off=cline.SWITCH[1]),
     "copilot": JsonServers("copilot", typed=True, extra=(("tools", ["*"]),)),  # Copilot CLI: every tool
+    "opencode": OpenCode("opencode"),
     "codex": Codex(),
     "goose": Goose(),
     "continue": Continue(),

@@ -229,7 +229,7 @@ class _Planner:
             self.secrets |= values
             self.places += [f"{server.name}: {place}" for place in places]
         try:
-            entry = self.writer.entry(server)
+            entry = dialect_of(self.target.layout).shape(self.text, self.writer.entry(server))
         except Unsupported as exc:
             return Line("!", server.name, f"{exc}: not exported")
         name = self.writer.name(server.name)

@@ -20,6 +20,7 @@ line (`Unsupported`), never written half-right:
 | Goose | `cmd`, `args`, `envs` | `type: streamable_http`, `uri`, `headers` | `enabled: false` | no |
 | Continue (a list) | `name`, `command`, `args`, `env`, `cwd` | `type`, `url`, `requestOptions` | no switch | yes |
 | Copilot CLI | `type` stdio, `command`, `args`, `env`, `tools` | `type` http, sse; `url`, `headers` | no switch | no |
+| OpenCode | `type` local, `command` (a list), `environment` | `type` remote, `url`, `headers` | `enabled` | no |
 
 "No switch": none of these clients documents a per-server off switch in that file (Claude Desktop's
 and Cursor's `disabled` is not honoured reliably: see `install`), so a server that is off in
@@ -34,7 +35,7 @@ https://docs.anthropic.com/en/docs/claude-code/mcp; https://docs.windsurf.com/wi
 https://github.com/google-gemini/gemini-cli/blob/main/docs/tools/mcp-server.md;
 https://developers.openai.com/codex/mcp and https://developers.openai.com/codex/config-reference;
 https://zed.dev/docs/ai/mcp; https://docs.cline.bot/mcp/configuring-mcp-servers; https://lmstudio.ai/docs/app/mcp;
-https://docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/add-mcp-servers;
+https://docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/add-mcp-servers; OpenCode's in `opencode`;
 Goose's and Continue's in `goose` and `continue_yaml`, whose entry writers these are.
 """
 
@@ -45,7 +46,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mcpmanager.core.clients import continue_yaml, goose
+from mcpmanager.core.clients import continue_yaml, goose, opencode
 from mcpmanager.core.clients.locations import BY_KEY, CLIENTS
 from mcpmanager.core.config.servers import HttpServerConfig, ServerConfig, StdioServerConfig
 
@@ -179,6 +180,13 @@ def _copilot(server: ServerConfig) -> dict[str, Any]:
     return {**_headers(server, {"type": server.transport, "url": server.url}), "tools": ["*"]}
 
 
+def _opencode(server: ServerConfig) -> dict[str, Any]:
+    try:
+        return opencode.entry_of(server)  # in the file's own form: the dialect's `shape`
+    except opencode.Unwritable as exc:
+        raise Unsupported(str(exc)) from None
+
+
 def _goose(server: ServerConfig) -> dict[str, Any]:
     if isinstance(server, StdioServerConfig) and server.cwd is not None:
         raise Unsupported(f"it runs in {server.cwd} (cwd), and Goose has no setting for an extension's folder")
@@ -206,6 +214,7 @@ _ENTRIES: dict[str, Callable[[ServerConfig], dict[str, Any]]] = {
     "goose": _goose,  # an extension, as `goose.extension_of` writes it
     "continue": continue_yaml.item_of,  # an item of the `mcpServers` list
     "copilot-cli": _copilot,
+    "opencode": _opencode,
 }
 _NAMES = {"codex": _CODEX_NAME}
 WRITERS: dict[str, Writer] = {

@@ -118,8 +118,8 @@ def installed_mode(entry: Any) -> InstalledMode | None:
     None when there is no entry."""
     if not isinstance(entry, dict):
         return None
-    args = entry.get("args")
-    args = [a for a in args if isinstance(a, str)] if isinstance(args, list) else []
+    args = entry.get("args", entry.get("command", [])[1:] if isinstance(entry.get("command"), list) else [])
+    args = [a for a in args if isinstance(a, str)] if isinstance(args, list) else []  # OpenCode: the command's
     if "--mode" in args[:-1]:
         chosen = args[args.index("--mode") + 1]
         return "direct" if chosen == "direct" else "discovery"

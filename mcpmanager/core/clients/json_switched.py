@@ -8,14 +8,15 @@ now), so undo after an edit of the file gives each its switch back as the backup
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mcpmanager.core.clients import opencode
 from mcpmanager.core.clients.change import Target
 from mcpmanager.core.clients.client_file import decode, object_at, parse
-from mcpmanager.core.clients.dialect import Spot, TakenOut, edited_note
+from mcpmanager.core.clients.dialect import PutBack, Spot, TakenOut, edited_note
 from mcpmanager.core.clients.errors import InstallError
 from mcpmanager.core.clients.importing import BRIDGE_NAME, served_by
 from mcpmanager.core.clients.json_edit import JsonText
@@ -77,3 +78,53 @@ class JsonSwitched(JsonServers):
             return parse(decode(data, target.path), target.path) if data is not None else None
         except InstallError:
             return None
+
+
+@dataclass(frozen=True)
+class OpenCode(JsonSwitched):
+    """OpenCode's `mcp` (`enabled: false`) or `mcp.servers` (`disabled: true`), as the file has it
+    (`opencode`): each edit goes through the switched dialect of the file's form, and an entry
+    written is shaped to that form."""
+
+    def form(self, text: str | None) -> JsonSwitched:
+        try:
+            section = opencode.section_of(parse(text, Path("opencode.json")))
+        except InstallError:
+            section = opencode.NESTED  # check() refuses the file before anything is written
+        key, off = opencode.SWITCHES[section]
+        return JsonSwitched(self.layout, section, self.unit, key=key, off=off)
+
+    def shape(self, text: str | None, entry: dict[str, Any]) -> dict[str, Any]:
+        return opencode.shaped(entry, self.form(text).section)
+
+    def bridge(self, entry: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "local", "command": [entry["command"], *entry["args"]], "enabled": True}
+
+    def bridge_of(self, text: str | None, target: Target) -> Any:
+        return self.form(text).bridge_of(text, target)
+
+    def served(self, text: str | None, target: Target, config: Config, home: Path) -> list[Spot]:
+        return self.form(text).served(text, target, config, home)
+
+    def installed(self, text: str | None, target: Target, entry: dict[str, Any], disable: Sequence[Spot]) -> str:
+        return self.form(text).installed(text, target, self.shape(text, entry), disable)
+
+    def turned_off(self, text: str, target: Target, backup: bytes | None) -> list[Spot]:
+        return self.form(text).turned_off(text, target, backup)
+
+    def take_out(self, text: str, target: Target, off: Sequence[Spot], backup: bytes | None) -> TakenOut:
+        return self.form(text).take_out(text, target, off, backup)
+
+    def entries(self, text: str | None, target: Target) -> dict[str, Any]:
+        return self.form(text).entries(text, target)
+
+    def with_entries(
+        self, text: str | None, target: Target, entries: Mapping[str, Any], replace: Collection[str]
+    ) -> str:
+        return self.form(text).with_entries(text, target, entries, replace)
+
+    def entry_text(self, text: str, target: Target, name: str) -> str | None:
+        return self.form(text).entry_text(text, target, name)
+
+    def without(self, text: str, target: Target, names: Collection[str], put_back: Mapping[str, PutBack]) -> str:
+        return self.form(text).without(text, target, names, put_back)

@@ -69,7 +69,7 @@ from typing import Literal
 # Claude Code's user and project scopes, Windsurf's and Gemini CLI's `mcpServers` (their own remote-URL keys),
 # Codex's TOML `[mcp_servers.NAME]` tables, Zed's `context_servers` (`zed.py`), Cline's `mcpServers` (`cline.py`),
 # Goose's YAML `extensions`, Continue's YAML `mcpServers` list in config.yaml and in its block files (read only),
-# Copilot CLI's `mcpServers` (typed entries with a tool list).
+# Copilot CLI's `mcpServers` (typed entries with a tool list), OpenCode's `mcp` (a command as one list, `opencode.py`).
 Layout = Literal[
     "mcpServers",
     "vscode",
@@ -84,6 +84,7 @@ Layout = Literal[
     "continue",
     "continue-block",
     "copilot",
+    "opencode",
 ]
 
 
@@ -208,6 +209,21 @@ def _continue(f: Folders) -> list[Place]:
     return found
 
 
+def _opencode(f: Folders) -> list[Place]:
+    """OpenCode's global file, `opencode.json` (or `opencode.jsonc` when only that one is there) in
+    `$XDG_CONFIG_HOME/opencode/`, `~/.config/opencode/` on every platform; and the file
+    `OPENCODE_CONFIG` names, a layer OpenCode reads after it."""
+    folder = f.config_home / "opencode"
+    name = (
+        "opencode.jsonc" if (folder / "opencode.jsonc").is_file() and not (folder / "opencode.json").is_file() else ""
+    )
+    found: list[Place] = [("", folder / (name or "opencode.json"), "opencode")]
+    custom = f.path("OPENCODE_CONFIG")
+    if custom is not None:
+        found.append(("OPENCODE_CONFIG", custom, "opencode"))
+    return found
+
+
 def _one(layout: Layout, where: Callable[[Folders], Path]) -> Callable[[Folders], list[Place]]:
     return lambda f: [("", where(f), layout)]
 
@@ -254,6 +270,7 @@ TABLE: tuple[Client, ...] = (
         "copilot",
         _one("copilot", lambda f: (f.path("COPILOT_HOME") or f.home / ".copilot") / "mcp-config.json"),
     ),
+    Client("opencode", "OpenCode", "opencode", _opencode, switch='"enabled": false (or "disabled": true)'),
 )
 BY_KEY: dict[str, Client] = {client.key: client for client in TABLE}
 CLIENTS: dict[str, str] = {client.key: client.label for client in TABLE}  # key → label

@@ -60,7 +60,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from mcpmanager.core.clients import cline, codex_toml, continue_yaml, goose, zed
+from mcpmanager.core.clients import cline, codex_toml, continue_yaml, goose, opencode, zed
 from mcpmanager.core.clients.locations import CLIENTS, Layout, client_locations
 from mcpmanager.core.config.json_text import KeyPath, clean_jsonc, json_kind, line_column, render, scan
 from mcpmanager.core.config.load import parse_config
@@ -82,6 +82,7 @@ _DIALECTS = {
     "zed": zed.read_entry,
     "cline": cline.read_entry,
     "copilot": _copilot_entry,
+    "opencode": opencode.read_entry,
 }
 _OWN_KEYS = ("windsurf", "gemini", *_DIALECTS)  # layouts whose entries have keys of their own
 _TEXT_READERS = {
@@ -132,7 +133,7 @@ def read_entries(entries: Mapping[str, Any], home: Path, layout: Layout = "mcpSe
     for its own keys (Windsurf's `serverUrl`, Gemini CLI's `httpUrl`, Zed's and Cline's entries)."""
     found: dict[str, ServerConfig] = {}
     dialect: Layout = layout if layout in _OWN_KEYS else "mcpServers"
-    section = {"zed": zed.SECTION}.get(dialect, ("mcpServers",))
+    section = {"zed": zed.SECTION, "opencode": opencode.FLAT}.get(dialect, ("mcpServers",))
     for name, entry in entries.items():
         doc: Any = {name: entry}
         for part in reversed(section):
@@ -204,6 +205,8 @@ class _FileReader:
                 self.problem(("projects",), f"expected an object, got {json_kind(projects)}")
         elif layout == "zed":
             sections = [(zed.SECTION, "")]
+        elif layout == "opencode":
+            sections = [(opencode.section_of(doc), "")]
         else:
             sections = [(("mcpServers",), "")]
         for duplicate in self.duplicates:  # json.loads kept the last one silently

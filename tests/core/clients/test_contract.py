@@ -36,6 +36,8 @@ HOMES = {  # sample folder → (client, where its files stand under the home fol
     "goose": ("goose", ".config/goose"),
     "continue": ("continue", ".continue"),
     "copilot-cli": ("copilot-cli", ".copilot"),
+    "opencode": ("opencode", ".config/opencode"),
+    "opencode-v2": ("opencode", ".config/opencode"),
 }
 SAMPLES = sorted(folder.name for folder in DATA.iterdir() if folder.is_dir())
 EXPORTED: list[ServerConfig] = [
