@@ -25,26 +25,8 @@ from typing import Any
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from mcpmanager.core.clients import continue_yaml, goose
+from mcpmanager.core.clients import yaml_text as yt
 from mcpmanager.core.clients.errors import InstallError
-from mcpmanager.core.clients.yaml_text import (
-    YamlError,
-    block_lines,
-    content_end,
-    dash_column,
-    insert_lines,
-    is_block,
-    is_null,
-    item_lines,
-    items,
-    key_text,
-    line_start,
-    load,
-    newline_of,
-    next_line,
-    pairs,
-    reads_as,
-    without_value,
-)
 
 YAML_LAYOUTS = ("goose", "continue")
 
@@ -65,27 +47,29 @@ def yaml_entries(text: str | None, layout: str, path: Path) -> dict[str, Any]:
 
 def _section(out: str, layout: str, path: Path) -> tuple[ScalarNode, Node] | None:
     _, root = _dialect(layout).document(out, path)
-    return pairs(root).get(_dialect(layout).SECTION)
+    return yt.pairs(root).get(_dialect(layout).SECTION)
 
 
 def _span(out: str, layout: str, path: Path, name: str) -> tuple[int, int] | None:
     """Where entry `name`'s lines are, when its section is in block style."""
     found = _section(out, layout, path)
-    if found is None or not is_block(found[1]):
+    if found is None or not yt.is_block(found[1]):
         return None
     if layout == "goose":
-        entry = pairs(found[1]).get(name)
+        entry = yt.pairs(found[1]).get(name)
         if entry is None:
             return None
         key, value = entry
-        return line_start(out, key.start_mark.index), next_line(out, content_end(out, value, key.end_mark.index))
-    for item in items(found[1]):
-        named = pairs(item).get("name")
+        return yt.line_start(out, key.start_mark.index), yt.next_line(
+            out, yt.content_end(out, value, key.end_mark.index)
+        )
+    for item in yt.items(found[1]):
+        named = yt.pairs(item).get("name")
         if named is not None and isinstance(named[1], ScalarNode) and named[1].value == name:
             at = item.start_mark.index - 1
             while at > 0 and out[at] in " \t\r\n":
                 at -= 1  # back to its `-`
-            return line_start(out, at), next_line(out, content_end(out, item))
+            return yt.line_start(out, at), yt.next_line(out, yt.content_end(out, item))
     return None
 
 
@@ -95,7 +79,7 @@ def yaml_entry_text(text: str, layout: str, path: Path, name: str) -> str | None
     if span is None:
         return None
     found = text[span[0] : span[1]]
-    return found if found.endswith("\n") else found + newline_of(text)
+    return found if found.endswith("\n") else found + yt.newline_of(text)
 
 
 def _rendered(out: str, layout: str, entries: Mapping[str, Any], found: Node | None, nl: str, column: int) -> str:
@@ -106,39 +90,41 @@ def _rendered(out: str, layout: str, entries: Mapping[str, Any], found: Node | N
         if isinstance(found, MappingNode) and found.value:
             first_key, first_value = found.value[0]
             indent = first_key.start_mark.column
-            if is_block(first_value) and isinstance(first_value, MappingNode) and first_value.value:
+            if yt.is_block(first_value) and isinstance(first_value, MappingNode) and first_value.value:
                 unit = max(first_value.value[0][0].start_mark.column - indent, 1)
-        lines = [line for name, e in entries.items() for line in [f"{key_text(name)}:", *block_lines(e, unit, unit)]]
+        lines = [
+            line for name, e in entries.items() for line in [f"{yt.key_text(name)}:", *yt.block_lines(e, unit, unit)]
+        ]
         return "".join(f"{' ' * indent}{line}{nl}" for line in lines)
     dash = column
     if isinstance(found, SequenceNode) and found.value:
         first = found.value[0]
-        dash = dash_column(out, first)
+        dash = yt.dash_column(out, first)
         unit = max(first.start_mark.column - dash, 1) if isinstance(first, MappingNode) else 2
-    return "".join(line + nl for e in entries.values() for line in item_lines(e, dash, unit))
+    return "".join(line + nl for e in entries.values() for line in yt.item_lines(e, dash, unit))
 
 
 def _put(out: str, layout: str, path: Path, entries: Mapping[str, Any], raw: str = "") -> str:
     """`out` with the entries' lines (and `raw` lines, as written) at the end of the section."""
     if not entries and not raw:
         return out
-    nl, section = newline_of(out), _dialect(layout).SECTION
+    nl, section = yt.newline_of(out), _dialect(layout).SECTION
     found = _section(out, layout, path)
     if found is None:
         if out and not out.endswith("\n"):
             out += nl
         return out + f"{section}:{nl}" + _rendered(out, layout, entries, None, nl, 2) + raw
     key, value = found
-    if is_null(value) or (isinstance(value, MappingNode | SequenceNode) and value.flow_style and not value.value):
-        out = without_value(out, value)
+    if yt.is_null(value) or (isinstance(value, MappingNode | SequenceNode) and value.flow_style and not value.value):
+        out = yt.without_value(out, value)
         lines = _rendered(out, layout, entries, None, nl, key.start_mark.column + 2) + raw
-        return insert_lines(out, next_line(out, key.end_mark.index), lines, nl)
-    if not is_block(value):
+        return yt.insert_lines(out, yt.next_line(out, key.end_mark.index), lines, nl)
+    if not yt.is_block(value):
         raise InstallError(
             f"{path}: {section}: not written in block style: mcpmanager cannot add its lines there; not changed"
         )
     lines = _rendered(out, layout, entries, value, nl, 0) + raw
-    return insert_lines(out, next_line(out, content_end(out, value)), lines, nl)
+    return yt.insert_lines(out, yt.next_line(out, yt.content_end(out, value)), lines, nl)
 
 
 def yaml_with(text: str | None, layout: str, path: Path, entries: Mapping[str, Any], replace: Collection[str]) -> str:
@@ -164,7 +150,7 @@ def yaml_with(text: str | None, layout: str, path: Path, entries: Mapping[str, A
             v for v in expected.get(dialect.SECTION) or [] if not (isinstance(v, dict) and v.get("name") in replace)
         ]
         expected[dialect.SECTION] = kept + copy.deepcopy(list(entries.values()))
-    return reads_as(
+    return yt.reads_as(
         out, path, expected, "mcpmanager cannot write its entries into this file safely as text; not changed"
     )
 
@@ -185,8 +171,8 @@ def yaml_without(
         out = out[: span[0]] + out[span[1] :]
     out = _put(out, layout, path, {}, _put_back_lines(out, layout, path, names, put_back, previous))
     try:
-        got, _ = load(out, path)
-    except YamlError:
+        got, _ = yt.load(out, path)
+    except yt.YamlError:
         got = None
     if _emptied(got, dialect.SECTION) != _emptied(expected, dialect.SECTION):
         raise InstallError(
@@ -228,14 +214,14 @@ def _put_back_lines(
     """The lines put back, as they were written when their column is the section's now; else (the
     client rewrote the file at another indentation since) rendered as new entries are, so an entry
     cannot end up nested in the one above it."""
-    nl = newline_of(out)
+    nl = yt.newline_of(out)
     found = _section(out, layout, path)
-    block = found[1] if found is not None and is_block(found[1]) and found[1].value else None
+    block = found[1] if found is not None and yt.is_block(found[1]) and found[1].value else None
     column = 2 if found is None else found[0].start_mark.column + 2
     if isinstance(block, MappingNode):
         column = block.value[0][0].start_mark.column
     elif isinstance(block, SequenceNode):
-        column = dash_column(out, block.value[0])
+        column = yt.dash_column(out, block.value[0])
     lines = []
     for name in names:
         if name not in put_back:
