@@ -1,7 +1,7 @@
 """The text edits `mcpmanager export` makes in the YAML clients' files: Goose's `extensions` mapping
 (`goose`) and Continue's `mcpServers` list (`continue_yaml`), by the servers' names.
 
-As install's YAML edits (`yaml_install`), whole lines go in after the section's last entry, in the
+As install's YAML edits (`yaml_dialects`), whole lines go in after the section's last entry, in the
 file's own indentation and line ends (a section that is missing is added at the end; `extensions:`
 or `mcpServers:` with nothing under it, `{}` or `[]`, gets a block under it). Replacing an entry
 takes out its lines first. A section written in flow style (`extensions: {a: …}`) cannot take

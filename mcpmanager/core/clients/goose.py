@@ -21,7 +21,7 @@ Install adds a `mcpmanager` stdio extension in the shape Goose writes (`enabled`
 file's own indentation; `--disable-served` sets Goose's own `enabled: false` on each served
 extension, with a comment saying mcpmanager put it there. Goose rewrites this file itself when its
 settings change (comments dropped): undo then keeps Goose's version and takes out only mcpmanager's
-part (see `yaml_install`).
+part (see `yaml_dialects`).
 """
 
 from __future__ import annotations

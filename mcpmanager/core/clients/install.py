@@ -16,17 +16,23 @@ when a mode is chosen, none to follow the engine's `proxy.mode`; the command is
   other setting there, and its comments, stay as they are).
 - Codex: a `[mcp_servers.mcpmanager]` table (`command`, `args`) appended to `~/.codex/config.toml`;
   `--disable-served` writes Codex's own `enabled = false` into each served server's table
-  (`codex_install`).
+  (`codex`).
 - Zed: `context_servers.mcpmanager = {"command", "args", "env": {}}` (its documented form) in its
   `settings.json`; Cline: `mcpServers.mcpmanager = {"command", "args"}` in each of its files there
   is; `--disable-served` writes their own switch (Zed `"enabled": false`, Cline `"disabled": true`;
-  `switch_install`). LM Studio: `mcpServers.mcpmanager = {"command", "args"}` in `mcp.json`, as
+  `json_switched`). LM Studio: `mcpServers.mcpmanager = {"command", "args"}` in `mcp.json`, as
   Cursor's.
 - Goose: a `mcpmanager` stdio extension (`enabled`, `type`, `name`, `description`, `cmd`, `args`,
   `envs`, `env_keys`, `timeout`) under `extensions` in its `config.yaml`; `--disable-served` writes
   Goose's own `enabled: false`. Continue: a `- name: mcpmanager` item (`type: stdio`, `command`,
   `args`) appended to `mcpServers` in `~/.continue/config.yaml` (its block files are only read);
-  Continue has no off switch, so `--disable-served` comments the served items out (`yaml_install`).
+  Continue has no off switch, so `--disable-served` comments the served items out (`yaml_dialects`).
+
+- GitHub Copilot CLI: `mcpServers.mcpmanager = {"type": "stdio", "command", "args", "tools": ["*"]}`
+  in `~/.copilot/mcp-config.json`; `--disable-served` stashes, as for Cursor (its own switch is kept
+  elsewhere). OpenCode: `{"type": "local", "command": [command, *args]}` in `mcp` or `mcp.servers`
+  of its `opencode.json`, whichever form the file has; `--disable-served` writes that form's switch
+  (`"enabled": false` or `"disabled": true`; `opencode`).
 
 A client counts as present when its file exists, or its folder does (`~/.cursor`, `Code/User`,
 `Claude/`, `~/.claude`, `~/.codeium/windsurf`, `~/.gemini`, `~/.codex`, `~/.config/zed`,
