@@ -35,14 +35,15 @@ from mcpmanager.core.clients.codex_toml import (
     entries,
     load,
     newline_of,
+    read_servers,
     server_table,
     servers_of,
     tables,
 )
 from mcpmanager.core.clients.dialect import Dialect, PutBack, Spot, TakenOut, edited_note
 from mcpmanager.core.clients.errors import InstallError
-from mcpmanager.core.clients.importing import BRIDGE_NAME, served_by
 from mcpmanager.core.clients.json_servers import unsafe_undo
+from mcpmanager.core.clients.served import BRIDGE_NAME, served_by
 from mcpmanager.core.config.model import Config
 from mcpmanager.core.config.servers import ServerConfig
 
@@ -113,6 +114,9 @@ def _cut(text: str, name: str) -> str:
 
 
 class Codex(Dialect):
+    def read(self, text: str, path: Path, home: Path) -> tuple[list[ServerConfig], list[str]]:
+        return read_servers(text, path)
+
     # Install and undo --------------------------------------------------------------------------
 
     def check(self, text: str | None, target: Target) -> None:

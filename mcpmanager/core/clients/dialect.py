@@ -40,6 +40,12 @@ class TakenOut:
 class Dialect(Protocol):
     """A layout of client file, as install, undo and export use it."""
 
+    # Import -------------------------------------------------------------------------------------
+
+    def read(self, text: str, path: Path, home: Path) -> tuple[list[ServerConfig], list[str]]:
+        """The servers of the file's text and the problems, one line each naming `path` and the place."""
+        ...
+
     # Install and undo --------------------------------------------------------------------------
 
     def check(self, text: str | None, target: Target) -> None:

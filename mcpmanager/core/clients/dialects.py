@@ -13,6 +13,7 @@ from mcpmanager.core.clients.yaml_dialects import Continue, Goose
 DIALECTS: dict[Layout, Dialect] = {
     "mcpServers": JsonServers("mcpServers"),
     "vscode": JsonServers("vscode", ("servers",), "\t", typed=True),  # tabs: as VS Code writes a new file
+    "vscode-settings": JsonServers("vscode-settings", ("mcp", "servers")),  # read only
     "claude-code": JsonServers("claude-code", typed=True, extra=(("env", {}),)),  # as `claude mcp add` writes it
     "windsurf": JsonServers("windsurf"),
     "gemini": JsonServers("gemini"),
@@ -24,9 +25,11 @@ DIALECTS: dict[Layout, Dialect] = {
     "codex": Codex(),
     "goose": Goose(),
     "continue": Continue(),
+    "continue-block": Continue(),  # read only
 }
 
 
 def dialect_of(layout: Layout) -> Dialect:
-    """The layout's dialect; KeyError for the files only read (VS Code's settings.json, Continue's blocks)."""
+    """The layout's dialect (VS Code's settings.json and Continue's block files are only read: install
+    never writes them)."""
     return DIALECTS[layout]

@@ -44,7 +44,7 @@ from mcpmanager.core.clients.dialects import dialect_of
 from mcpmanager.core.clients.errors import InstallError
 from mcpmanager.core.clients.export_entries import Unsupported, Writer, writer_for
 from mcpmanager.core.clients.export_undo import KeyPath, secret_paths, write_record
-from mcpmanager.core.clients.importing import BRIDGE_NAME, is_bridge, same_definition
+from mcpmanager.core.clients.served import BRIDGE_NAME, is_bridge, same_definition
 from mcpmanager.core.config.model import Config
 from mcpmanager.core.config.names import free_name
 from mcpmanager.core.config.servers import ServerConfig, StdioServerConfig, secret_values

@@ -23,10 +23,10 @@ from mcpmanager.core.clients.change import Target
 from mcpmanager.core.clients.client_file import label, object_at, parse
 from mcpmanager.core.clients.dialect import Dialect, PutBack, Spot, TakenOut, edited_note
 from mcpmanager.core.clients.errors import InstallError
-from mcpmanager.core.clients.importing import BRIDGE_NAME, served_by
 from mcpmanager.core.clients.json_edit import JsonText, Raw
+from mcpmanager.core.clients.json_reading import read_entries, read_json
 from mcpmanager.core.clients.locations import Layout
-from mcpmanager.core.clients.reading import read_client_config, read_entries
+from mcpmanager.core.clients.served import BRIDGE_NAME, served_by
 from mcpmanager.core.config.json_text import KeyPath, render
 from mcpmanager.core.config.model import Config
 from mcpmanager.core.config.servers import ServerConfig
@@ -52,6 +52,9 @@ class JsonServers(Dialect):
         if self.layout == "claude-code" and isinstance(projects, dict):
             found += [("projects", p, "mcpServers") for p, v in projects.items() if isinstance(v, dict)]
         return found
+
+    def read(self, text: str, path: Path, home: Path) -> tuple[list[ServerConfig], list[str]]:
+        return read_json(text, path, self.layout, home)
 
     # Install and undo --------------------------------------------------------------------------
 
@@ -127,8 +130,11 @@ class JsonServers(Dialect):
         settings = target.path.with_name("settings.json")
         if self.layout != "vscode" or not settings.is_file():
             return []
-        read = read_client_config(target.client, settings, "vscode-settings", home=home)
-        names = [s.name for s in read.servers if served_by(s, config) is not None]
+        try:
+            servers, _ = read_json(settings.read_text(encoding="utf-8-sig"), settings, "vscode-settings", home)
+        except (OSError, UnicodeDecodeError):
+            return []  # a note only: what cannot be read names nothing
+        names = [s.name for s in servers if served_by(s, config) is not None]
         if not names:
             return []
         return [

@@ -18,10 +18,10 @@ from mcpmanager.core.clients.change import Target
 from mcpmanager.core.clients.client_file import decode, object_at, parse
 from mcpmanager.core.clients.dialect import PutBack, Spot, TakenOut, edited_note
 from mcpmanager.core.clients.errors import InstallError
-from mcpmanager.core.clients.importing import BRIDGE_NAME, served_by
 from mcpmanager.core.clients.json_edit import JsonText
+from mcpmanager.core.clients.json_reading import read_entries
 from mcpmanager.core.clients.json_servers import JsonServers
-from mcpmanager.core.clients.reading import read_entries
+from mcpmanager.core.clients.served import BRIDGE_NAME, served_by
 from mcpmanager.core.config.model import Config
 
 

@@ -27,8 +27,7 @@ from mcpmanager.core.clients import continue_yaml, goose
 from mcpmanager.core.clients.change import Target
 from mcpmanager.core.clients.dialect import Dialect, PutBack, Spot, TakenOut, edited_note
 from mcpmanager.core.clients.export_yaml import yaml_entries, yaml_entry_text, yaml_with, yaml_without
-from mcpmanager.core.clients.importing import served_by
-from mcpmanager.core.clients.reading import read_client_config
+from mcpmanager.core.clients.served import served_by
 from mcpmanager.core.config.model import Config
 from mcpmanager.core.config.servers import ServerConfig, StdioServerConfig
 
@@ -60,6 +59,9 @@ def _bridge_server(entry: dict[str, Any]) -> StdioServerConfig:
 
 class Goose(_Yaml):
     layout = "goose"
+
+    def read(self, text: str, path: Path, home: Path) -> tuple[list[ServerConfig], list[str]]:
+        return goose.read_servers(text, path)
 
     def check(self, text: str | None, target: Target) -> None:
         goose.document(text, target.path)
@@ -102,6 +104,9 @@ class Goose(_Yaml):
 class Continue(_Yaml):
     layout = "continue"
 
+    def read(self, text: str, path: Path, home: Path) -> tuple[list[ServerConfig], list[str]]:
+        return continue_yaml.read_servers(text, path)  # config.yaml and block files alike
+
     def check(self, text: str | None, target: Target) -> None:
         continue_yaml.document(text, target.path)
 
@@ -138,8 +143,11 @@ class Continue(_Yaml):
         """Servers mcpmanager serves that are in block files, which are not edited."""
         notes = []
         for block in continue_yaml.block_files(target.path.parent / "mcpServers"):
-            read = read_client_config(target.client, block, "continue-block", home=home)
-            names = [s.name for s in read.servers if served_by(s, config) is not None]
+            try:
+                servers, _ = continue_yaml.read_servers(block.read_text(encoding="utf-8-sig"), block)
+            except (OSError, UnicodeDecodeError):
+                continue  # a note only: what cannot be read names nothing
+            names = [s.name for s in servers if served_by(s, config) is not None]
             if names:
                 notes.append(
                     f"{block} also has {', '.join(names)}, served by mcpmanager: mcpmanager does not edit block "
