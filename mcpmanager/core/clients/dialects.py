@@ -12,11 +12,11 @@ from mcpmanager.core.clients.yaml_dialects import Continue, Goose
 
 DIALECTS: dict[Layout, Dialect] = {
     "mcpServers": JsonServers("mcpServers"),
-    "vscode": JsonServers("vscode", ("servers",), "\t", typed=True),  # tabs: as VS Code writes a new file
+    "vscode": JsonServers("vscode", ("servers",), "\t", typed=True, settings_beside=True),  # tabs: as VS Code writes
     "vscode-settings": JsonServers("vscode-settings", ("mcp", "servers")),  # read only
-    "claude-code": JsonServers("claude-code", typed=True, extra=(("env", {}),)),  # as `claude mcp add` writes it
+    "claude-code": JsonServers("claude-code", typed=True, extra=(("env", {}),), projects=True),  # as `claude mcp add`
     "windsurf": JsonServers("windsurf"),
-    "gemini": JsonServers("gemini"),
+    "gemini": JsonServers("gemini", allowlist=True),
     # Zed's documented entry has `"env": {}`
     "zed": JsonSwitched("zed", zed.SECTION, extra=(("env", {}),), key=zed.SWITCH[0], off=zed.SWITCH[1]),
     "cline": JsonSwitched("cline", cline.SECTION, key=cline.SWITCH[0], off=cline.SWITCH[1]),

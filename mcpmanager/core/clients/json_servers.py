@@ -41,6 +41,9 @@ class JsonServers(Dialect):
     unit: str = "  "  # the indentation of a new file, as the client writes one
     typed: bool = False  # mcpmanager's entry says `"type": "stdio"`
     extra: tuple[tuple[str, Any], ...] = ()  # and has these members after `command` and `args`
+    projects: bool = False  # servers in each project's `mcpServers` too (Claude Code's local scope)
+    allowlist: bool = False  # `mcp.allowed` names the servers the client starts (Gemini CLI)
+    settings_beside: bool = False  # a settings.json beside the file has servers too, never edited (VS Code)
 
     def _doc(self, text: str | None, target: Target) -> dict[str, Any]:
         return parse(text, target.path)
@@ -49,7 +52,7 @@ class JsonServers(Dialect):
         """Where the client keeps servers in this file: the one install writes to first."""
         found: list[KeyPath] = [self.section]
         projects = doc.get("projects")
-        if self.layout == "claude-code" and isinstance(projects, dict):
+        if self.projects and isinstance(projects, dict):
             found += [("projects", p, "mcpServers") for p, v in projects.items() if isinstance(v, dict)]
         return found
 
@@ -92,7 +95,7 @@ class JsonServers(Dialect):
                 doc.set(stash, name, Raw(value))
         doc.ensure_object(self.section)
         doc.set(self.section, BRIDGE_NAME, entry)
-        if self.layout == "gemini":
+        if self.allowlist:
             gemini_allowed.allow(doc, [BRIDGE_NAME])
         return doc.text
 
@@ -103,7 +106,7 @@ class JsonServers(Dialect):
     def take_out(self, text: str, target: Target, off: Sequence[Spot], backup: bytes | None) -> TakenOut:
         doc = JsonText(text, "  ", str(target.path))
         doc.remove(self.section, BRIDGE_NAME)
-        if self.layout == "gemini":
+        if self.allowlist:
             gemini_allowed.allow(doc, [BRIDGE_NAME], allowed=False)
         notes: list[str] = []
         put_back: list[str] = []
@@ -128,7 +131,7 @@ class JsonServers(Dialect):
     def notes(self, target: Target, config: Config, home: Path) -> list[str]:
         """VS Code: servers mcpmanager serves that are in settings.json, which is never edited."""
         settings = target.path.with_name("settings.json")
-        if self.layout != "vscode" or not settings.is_file():
+        if not self.settings_beside or not settings.is_file():
             return []
         try:
             servers, _ = read_json(settings.read_text(encoding="utf-8-sig"), settings, "vscode-settings", home)
@@ -166,7 +169,7 @@ class JsonServers(Dialect):
         doc.ensure_object(self.section)
         for name, entry in entries.items():
             doc.set(self.section, name, entry)
-        if self.layout == "gemini":  # or Gemini CLI blocks them
+        if self.allowlist:  # or Gemini CLI blocks them
             gemini_allowed.allow(doc, list(entries))
         got = self.entries(doc.text, target)
         if any(got.get(name) != entry for name, entry in entries.items()):
