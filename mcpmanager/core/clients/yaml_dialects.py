@@ -26,7 +26,7 @@ from typing import Any
 from mcpmanager.core.clients import continue_yaml, goose
 from mcpmanager.core.clients.change import Target
 from mcpmanager.core.clients.dialect import Dialect, PutBack, Spot, TakenOut, edited_note
-from mcpmanager.core.clients.export_yaml import yaml_entries, yaml_entry_text, yaml_with, yaml_without
+from mcpmanager.core.clients.export_yaml import Section, yaml_entries, yaml_entry_text, yaml_with, yaml_without
 from mcpmanager.core.clients.served import served_by
 from mcpmanager.core.config.model import Config
 from mcpmanager.core.config.servers import ServerConfig, StdioServerConfig
@@ -35,22 +35,21 @@ BRIDGE_DESCRIPTION = "mcpmanager: the servers it manages, through one connection
 
 
 class _Yaml(Dialect):
-    layout = "goose"
+    spec: Section
 
     def entries(self, text: str | None, target: Target) -> dict[str, Any]:
-        return yaml_entries(text, self.layout, target.path)
+        return yaml_entries(text, self.spec, target.path)
 
     def with_entries(
         self, text: str | None, target: Target, entries: Mapping[str, Any], replace: Collection[str]
     ) -> str:
-        return yaml_with(text, self.layout, target.path, entries, replace)
+        return yaml_with(text, self.spec, target.path, entries, replace)
 
     def entry_text(self, text: str, target: Target, name: str) -> str | None:
-        return yaml_entry_text(text, self.layout, target.path, name)
+        return yaml_entry_text(text, self.spec, target.path, name)
 
     def without(self, text: str, target: Target, names: Collection[str], put_back: Mapping[str, PutBack]) -> str:
-        texts, values = ({n: p[i] for n, p in put_back.items()} for i in (0, 1))
-        return yaml_without(text, self.layout, target.path, names, texts, values)
+        return yaml_without(text, self.spec, target.path, names, put_back)
 
 
 def _bridge_server(entry: dict[str, Any]) -> StdioServerConfig:
@@ -58,7 +57,7 @@ def _bridge_server(entry: dict[str, Any]) -> StdioServerConfig:
 
 
 class Goose(_Yaml):
-    layout = "goose"
+    spec = Section(goose.SECTION, listed=False, what="a mapping of extensions")
 
     def read(self, text: str, path: Path, home: Path) -> tuple[list[ServerConfig], list[str]]:
         return goose.read_servers(text, path)
@@ -102,7 +101,7 @@ class Goose(_Yaml):
 
 
 class Continue(_Yaml):
-    layout = "continue"
+    spec = Section(continue_yaml.SECTION, listed=True, what="a list of servers", new_file=continue_yaml.NEW_FILE)
 
     def read(self, text: str, path: Path, home: Path) -> tuple[list[ServerConfig], list[str]]:
         return continue_yaml.read_servers(text, path)  # config.yaml and block files alike
