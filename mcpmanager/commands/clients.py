@@ -219,7 +219,7 @@ def _served_config(args: argparse.Namespace) -> Config | None:
 
 def _do(change: Change, dry_run: bool) -> None:
     from mcpmanager.core.clients.backups import apply_change
-    from mcpmanager.core.clients.install import STASH_KEY
+    from mcpmanager.core.clients.dialects import dialect_of
 
     target = change.target
     where = f"{target.label} ({target.path})"
@@ -240,9 +240,7 @@ def _do(change: Change, dry_run: bool) -> None:
         kept = f"backup of the file before: {backup}" if backup else f"{target.path} is new"
         print(f"Installed mcpmanager in {where}, {_mode(change)} ({kept}).")
         if change.moved:
-            own = {"codex": "enabled = false", "zed": '"enabled": false', "cline": '"disabled": true'}  # their switches
-            own |= {"goose": "enabled: false", "continue": "commented out"}
-            kept = own.get(target.layout, f'kept under "{STASH_KEY}"')
+            kept = dialect_of(target.layout).off_wording((change.after or b"").decode("utf-8"))
             print(
                 f"Turned off there, since mcpmanager serves them: {', '.join(change.moved)} "
                 f"({kept}; --undo puts them back)."

@@ -176,6 +176,9 @@ class Codex(Dialect):
             raise InstallError(f"{path}: mcpmanager cannot add its table to this file safely as text; not changed")
         return out
 
+    def off_wording(self, text: str) -> str:
+        return "enabled = false"
+
     def turned_off(self, text: str, target: Target, backup: bytes | None) -> list[Spot]:
         """The servers whose table has mcpmanager's `enabled = false` line."""
         lines = text.splitlines()

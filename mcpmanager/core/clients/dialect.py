@@ -79,6 +79,10 @@ class Dialect(Protocol):
         redoes it on the backup to tell whether the file was edited since."""
         ...
 
+    def off_wording(self, text: str) -> str:
+        """How install turns a server off in this file (`text`, as it wrote it), for people."""
+        ...
+
     def turned_off(self, text: str, target: Target, backup: bytes | None) -> list[Spot]:
         """The servers install turned off, as the file shows them (with the newest backup, the file
         before the install, for layouts that mark nothing)."""

@@ -99,6 +99,9 @@ class JsonServers(Dialect):
             gemini_allowed.allow(doc, [BRIDGE_NAME])
         return doc.text
 
+    def off_wording(self, text: str) -> str:
+        return f'kept under "{STASH_KEY}"'
+
     def turned_off(self, text: str, target: Target, backup: bytes | None) -> list[Spot]:
         doc = self._doc(text, target)
         return [(s, name) for s in self.sections(doc) for name in object_at(doc, (*s[:-1], STASH_KEY))]

@@ -8,6 +8,7 @@ now), so undo after an edit of the file gives each its switch back as the backup
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +47,9 @@ class JsonSwitched(JsonServers):
         doc.ensure_object(self.section)
         doc.set(self.section, BRIDGE_NAME, entry)
         return doc.text
+
+    def off_wording(self, text: str) -> str:
+        return f"{json.dumps(self.key)}: {json.dumps(self.off)}"
 
     def turned_off(self, text: str, target: Target, backup: bytes | None) -> list[Spot]:
         """The servers off now that were on in the backup (the file before the install)."""
@@ -108,6 +112,9 @@ class OpenCode(JsonSwitched):
 
     def installed(self, text: str | None, target: Target, entry: dict[str, Any], disable: Sequence[Spot]) -> str:
         return self.form(text).installed(text, target, self.shape(text, entry), disable)
+
+    def off_wording(self, text: str) -> str:
+        return self.form(text).off_wording(text)
 
     def turned_off(self, text: str, target: Target, backup: bytes | None) -> list[Spot]:
         return self.form(text).turned_off(text, target, backup)

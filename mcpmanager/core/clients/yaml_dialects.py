@@ -82,6 +82,9 @@ class Goose(_Yaml):
     def installed(self, text: str | None, target: Target, entry: dict[str, Any], disable: Sequence[Spot]) -> str:
         return goose.installed(text, target.path, entry, [name for _, name in disable])
 
+    def off_wording(self, text: str) -> str:
+        return "enabled: false"
+
     def turned_off(self, text: str, target: Target, backup: bytes | None) -> list[Spot]:
         return [((goose.SECTION,), name) for name in goose.turned_off(text, target.path)]
 
@@ -128,6 +131,9 @@ class Continue(_Yaml):
 
     def installed(self, text: str | None, target: Target, entry: dict[str, Any], disable: Sequence[Spot]) -> str:
         return continue_yaml.installed(text, target.path, entry, [name for _, name in disable])
+
+    def off_wording(self, text: str) -> str:
+        return "commented out"  # Continue has no switch
 
     def turned_off(self, text: str, target: Target, backup: bytes | None) -> list[Spot]:
         return [((continue_yaml.SECTION,), name) for name in continue_yaml.turned_off(text, target.path)]
