@@ -1,10 +1,12 @@
-"""What install, its undo and export ask of a client's file layout: a `Dialect`, text in and text out.
+"""What import, install, its undo and export ask of a client's file layout: a `Dialect`, text in
+and text out.
 
 One dialect per layout of file (`dialects.DIALECTS`): Claude-style `mcpServers` JSON
-(`json_servers`), JSON with a per-server switch (`json_switched`: Zed, Cline), Codex's TOML
-(`codex`), Goose's and Continue's YAML (`goose`, `continue_yaml`). Below them the format editors
-(`json_edit`, `codex_toml`, `yaml_text`) know nothing of clients; above them install and undo
-(`install`) and export (`export`, `export_undo`) are written once, against this protocol.
+(`json_servers`), JSON with a per-server switch (`json_switched`: Zed, Cline, OpenCode), Codex's
+TOML (`codex`), Goose's and Continue's YAML (`yaml_dialects`). Below them the format readers and
+editors (`json_reading`, `json_edit`, `codex_toml`, `yaml_text`, `export_yaml`); above them reading
+(`reading`), install and undo (`install`) and export (`export`, `export_undo`), written once against
+this protocol.
 
 A server in a file is a `Spot`: the servers object it is in (Claude Code has one per project) and
 its name there. Every text a dialect returns is checked by it, by parsing it again, before anything

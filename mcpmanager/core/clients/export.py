@@ -2,8 +2,8 @@
 that client's format (`export_entries`), to hand a server back to a client or to leave mcpmanager.
 
 The same guarantees as install: a preview first (the diff, secrets masked), the file edited as text
-(by the layout's dialect, `dialect`: every other byte
-stays), a timestamped backup, an atomic write, an exact undo.
+by its layout's dialect (`dialect`: every other byte stays), a timestamped backup, an atomic write,
+an exact undo.
 
 What is written, and what is not (each server gets one line saying which):
 
