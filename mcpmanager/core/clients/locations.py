@@ -52,6 +52,16 @@ server off. The command line, the window, import, install and export all read it
   `$CONTINUE_GLOBAL_DIR` when set), an `mcpServers` list, and the YAML block files in
   `~/.continue/mcpServers/`, read only (`continue_yaml.py`; https://docs.continue.dev/customize/deep-dives/mcp).
 
+- GitHub Copilot CLI: `~/.copilot/mcp-config.json` everywhere, `$COPILOT_HOME/mcp-config.json` when
+  that is set (its folder: github/copilot-cli#3000); `XDG_CONFIG_HOME` is not followed (the how-to
+  page says it changes the location without saying to where; github/docs#40682 found it did not). An
+  `mcpServers` object of typed entries with `tools`
+  (https://docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/add-mcp-servers,
+  https://docs.github.com/en/copilot/reference/copilot-cli-reference/cli-config-dir-reference).
+- OpenCode: `opencode.json` (or `opencode.jsonc`) in `$XDG_CONFIG_HOME/opencode/` (default
+  `~/.config/opencode/`) on every platform, and the file `OPENCODE_CONFIG` names; its `mcp` object
+  (`opencode.py`; https://opencode.ai/docs/config, https://opencode.ai/docs/mcp-servers).
+
 `home` is the user's home folder; the environment is passed in, so every platform is tested anywhere.
 """
 
