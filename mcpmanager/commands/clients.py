@@ -4,8 +4,7 @@
     mcpmanager install --client CLIENT [--mode discovery|direct] [--disable-served] [--dry-run] [--config P]
     mcpmanager install --client CLIENT --undo [--dry-run]
 
-CLIENT is claude-desktop, cursor, vscode, vscode-insiders, claude-code, windsurf, gemini-cli, codex, zed,
-cline, lm-studio, goose or continue.
+CLIENT is a key of the clients' table (`core/clients/locations.py`): claude-desktop, cursor, vscode, …
 The clients' files are looked for in the user's home folder (`HOME`, `USERPROFILE` on Windows) and
 the platform's places (`XDG_CONFIG_HOME`, `APPDATA`, `CLAUDE_CONFIG_DIR`, `GEMINI_CLI_HOME`, `CODEX_HOME`,
 `CLINE_MCP_SETTINGS_PATH`, `CLINE_DATA_DIR`, `CLINE_DIR`, `GOOSE_PATH_ROOT`, `CONTINUE_GLOBAL_DIR`); see
@@ -35,6 +34,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mcpmanager.core.clients.locations import client_keys
 from mcpmanager.core.config.modes import MODES
 
 if TYPE_CHECKING:  # the machinery loads only when the command runs: `connect` shares this parser
@@ -43,10 +43,7 @@ if TYPE_CHECKING:  # the machinery loads only when the command runs: `connect` s
     from mcpmanager.core.config.model import Config
     from mcpmanager.core.config.servers import ServerConfig
 
-CLIENT_HELP = (
-    "claude-desktop, cursor, vscode, vscode-insiders, claude-code, windsurf, gemini-cli, codex, zed, cline, "
-    "lm-studio, goose or continue"
-)
+CLIENT_HELP = client_keys()
 
 
 class BadUsage(Exception):
@@ -222,7 +219,7 @@ def _served_config(args: argparse.Namespace) -> Config | None:
 
 def _do(change: Change, dry_run: bool) -> None:
     from mcpmanager.core.clients.backups import apply_change
-    from mcpmanager.core.clients.install import STASH_KEY
+    from mcpmanager.core.clients.dialects import dialect_of
 
     target = change.target
     where = f"{target.label} ({target.path})"
@@ -243,9 +240,7 @@ def _do(change: Change, dry_run: bool) -> None:
         kept = f"backup of the file before: {backup}" if backup else f"{target.path} is new"
         print(f"Installed mcpmanager in {where}, {_mode(change)} ({kept}).")
         if change.moved:
-            own = {"codex": "enabled = false", "zed": '"enabled": false', "cline": '"disabled": true'}  # their switches
-            own |= {"goose": "enabled: false", "continue": "commented out"}
-            kept = own.get(target.layout, f'kept under "{STASH_KEY}"')
+            kept = dialect_of(target.layout).off_wording((change.after or b"").decode("utf-8"))
             print(
                 f"Turned off there, since mcpmanager serves them: {', '.join(change.moved)} "
                 f"({kept}; --undo puts them back)."

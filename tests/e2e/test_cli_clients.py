@@ -143,7 +143,7 @@ def test_import_renames_a_taken_name_and_skips_identical_ones(mcpmanager: Runner
             ["import", "--from", "emacs"],
             "mcpmanager: unknown client 'emacs' (expected one of: claude-desktop, "
             "cursor, vscode, vscode-insiders, claude-code, windsurf, gemini-cli, codex, zed, cline, lm-studio, goose, "
-            "continue)",
+            "continue, copilot-cli, opencode)",
         ),
         (["import", "--from", "cursor"], "mcpmanager: no Cursor config found (looked at {home}/.cursor/mcp.json)"),
         (["install", "--client", "cursor"], "mcpmanager: Cursor not found (looked at {home}/.cursor/mcp.json)"),
@@ -578,3 +578,98 @@ def test_zed_cline_and_lm_studio_import_install_and_undo(
     assert broken.returncode == 2 and broken.stderr.startswith(f"mcpmanager: {path}:")
     assert "invalid JSON" in broken.stderr and broken.stderr.rstrip().endswith("; not changed")
     assert list_backups(path) == [] and path.read_bytes() == original[relative].replace(b'"args"', b'"args" "', 1)
+
+
+# GitHub Copilot CLI and OpenCode (JSON/JSONC; samples from their documentation in tests/data/clients) -
+
+
+@pytest.mark.parametrize(
+    ("sample", "client", "label", "relative", "added", "moved", "entry"),
+    [
+        (
+            "copilot-cli/mcp-config.json",
+            "copilot-cli",
+            "GitHub Copilot CLI",
+            ".copilot/mcp-config.json",
+            5,
+            f'playwright, context7, github, cloudflare-docs, time (kept under "{STASH_KEY}"',
+            {"type": "stdio", "tools": ["*"]},
+        ),
+        (
+            "opencode/opencode.json",
+            "opencode",
+            "OpenCode",
+            ".config/opencode/opencode.json",
+            4,
+            'everything, github, context7 ("enabled": false',
+            {"type": "local", "enabled": True},
+        ),
+        (
+            "opencode-v2/opencode.jsonc",
+            "opencode",
+            "OpenCode",
+            ".config/opencode/opencode.jsonc",
+            3,
+            'my-server, time ("disabled": true',
+            {"type": "local"},
+        ),
+    ],
+)
+def test_copilot_cli_and_opencode_import_install_and_undo(
+    mcpmanager: Runner,
+    tmp_path: Path,
+    sample: str,
+    client: str,
+    label: str,
+    relative: str,
+    added: int,
+    moved: str,
+    entry: dict[str, object],
+) -> None:
+    home = tmp_path / "user"
+    path = home / relative
+    path.parent.mkdir(parents=True)
+    path.write_bytes((DATA / sample).read_bytes())
+    original = files_under(home)
+    config = tmp_path / "manager" / "config.json"
+    secrets = ["ghp_FAKE0000000000000000000000000copilot", "ghp_FAKE00000000000000000000000opencode"]
+    secrets += ["ctx7sk-FAKE0000000000000000copilot", "FAKE-jira-token-opencode"]
+
+    dry = mcpmanager("import", "--from", client, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    lines = dry.stdout.splitlines()
+    assert lines[0] == f"{label}: {path}" and len(lines) == added + 2
+    assert lines[-1] == f"{added} servers would be added to {config}. Nothing was changed (--dry-run)."
+    assert not [s for s in secrets if s in dry.stdout + dry.stderr]
+    assert not config.exists() and files_under(home) == original
+
+    assert mcpmanager("import", "--from", client).returncode == 0
+    assert len(json.loads(config.read_text())["mcpServers"]) == added
+
+    preview = mcpmanager("install", "--client", client, "--disable-served", "--dry-run")
+    assert preview.returncode == 0, preview.stderr
+    assert preview.stdout.startswith(f"--- {path}\n+++ {path} (install)\n@@")
+    assert [secret for secret in secrets if secret in preview.stdout] == []
+    assert files_under(home) == original
+
+    install = mcpmanager("install", "--client", client, "--disable-served")
+    assert install.returncode == 0, install.stderr
+    [backup] = list_backups(path)
+    assert f"Installed mcpmanager in {label} ({path}), the engine's mode" in install.stdout
+    assert f"Turned off there, since mcpmanager serves them: {moved}; --undo puts them back)." in install.stdout
+    assert backup.read_bytes() == original[relative]
+    doc = parse(path)
+    command = mcpmanager_command()
+    args = [*command[1:], "connect"]
+    if client == "opencode":  # the command and its arguments in one list
+        mcp = doc["mcp"]
+        assert isinstance(mcp, dict)
+        mine = mcp["servers"]["mcpmanager"] if "servers" in mcp else mcp["mcpmanager"]
+        assert mine == {"type": "local", "command": [command[0], *args], **entry}
+    else:
+        assert doc["mcpServers"]["mcpmanager"] == {"type": "stdio", "command": command[0], "args": args, **entry}  # type: ignore[index]
+
+    undo = mcpmanager("install", "--client", client, "--undo")
+    assert undo.returncode == 0, undo.stderr
+    assert f"Restored {path} byte for byte from {backup}." in undo.stdout
+    assert files_under(home) == original

@@ -234,6 +234,9 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "clients"
         ("codex", "codex/config.toml", ".codex/config.toml"),
         ("goose", "goose/config.yaml", ".config/goose/config.yaml"),
         ("zed", "zed/settings.json", ".config/zed/settings.json"),
+        ("copilot-cli", "copilot-cli/mcp-config.json", ".copilot/mcp-config.json"),
+        ("opencode", "opencode/opencode.json", ".config/opencode/opencode.json"),
+        ("opencode", "opencode-v2/opencode.jsonc", ".config/opencode/opencode.jsonc"),
     ],
 )
 def test_export_and_undo_in_toml_yaml_and_jsonc(

@@ -83,7 +83,7 @@ async def test_keeping_the_demo_writes_it_and_no_clients_is_said(tmp_path: Path,
         banner = FirstRunBanner(ctx, home=tmp_path / "empty-home")
         qtbot.addWidget(banner)
         every = "Claude Desktop, Cursor, VS Code, Claude Code, Windsurf, Gemini CLI, Codex, Zed, Cline, LM Studio"
-        assert f"No {every}, Goose or Continue config was found" in banner.message.text()
+        assert f"No {every}, Goose, Continue, GitHub Copilot CLI or OpenCode config was found" in banner.message.text()
         assert [b.text() for b in banner.buttons] == ["Keep the demo servers"]
         banner.buttons[0].click()
         await until(lambda: ctx.control.path.exists() and not ctx.demo)

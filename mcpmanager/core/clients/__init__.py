@@ -1,4 +1,4 @@
-"""The clients' own config files (Claude Desktop, Cursor, VS Code, Claude Code, Windsurf, Gemini CLI,
-Codex): where they are, reading their servers, importing them, installing mcpmanager into them with a
-preview, a backup and an exact undo, and editing JSON (and Codex's TOML) as text so every other byte
-stays."""
+"""The clients' own config files (the clients are the table in `locations`): where they are,
+reading their servers, importing them, installing mcpmanager into them and exporting mcpmanager's
+servers to them with a preview, a backup and an exact undo, each file layout a dialect (`dialect`)
+edited as text so every other byte stays."""

@@ -13,13 +13,9 @@ from typing import Any, Literal
 from mcpmanager.core.clients import yaml_text
 from mcpmanager.core.clients.client_file import decode
 from mcpmanager.core.clients.json_edit import JsonText
+from mcpmanager.core.clients.locations import Layout
 from mcpmanager.core.config.modes import Mode
 from mcpmanager.core.config.secrets import Masker, config_secrets
-
-Layout = Literal[
-    "mcpServers", "vscode", "claude-code", "windsurf", "gemini", "codex", "zed", "cline", "goose", "continue"
-]
-
 
 InstalledMode = Literal["discovery", "direct", "default"]  # default: no --mode, the engine's
 

@@ -160,18 +160,62 @@ def _render_key(name: str) -> str:
 
 def tables(text: str) -> list[tuple[list[str], int, int]]:
     """Each `[table]` header: its key, the line (0-based) it is on and the line its table ends
-    before (the next header, or the end). `[[arrays]]` end a table too."""
+    before (the next header, or the end). `[[arrays]]` end a table too. Only a line that starts
+    outside every value is a header: a nested array's line inside a multi-line `args = [` is not."""
     lines = text.splitlines()
     found: list[tuple[list[str], int]] = []
     ends = []
-    for number, line in enumerate(lines):
-        if line.lstrip().startswith("["):
-            ends.append(number)
-            match = _HEADER.match(line)
-            parts = _key_parts(match.group("key")) if match else None
-            if parts is not None:
-                found.append((parts, number))
+    for number in _header_candidates(lines):
+        ends.append(number)
+        match = _HEADER.match(lines[number])
+        parts = _key_parts(match.group("key")) if match else None
+        if parts is not None:
+            found.append((parts, number))
     return [(parts, start, next((e for e in ends if e > start), len(lines))) for parts, start in found]
+
+
+def _header_candidates(lines: list[str]) -> list[int]:
+    """The lines starting with `[` outside a value: brackets and braces open in an earlier line's
+    value (skipping strings, multi-line strings and comments) make the lines after it part of it."""
+    found, depth, open_string = [], 0, ""
+    for number, line in enumerate(lines):
+        at = 0
+        if not open_string and depth == 0 and line.lstrip().startswith("["):
+            found.append(number)
+            continue  # a header's own brackets are not a value's
+        while at < len(line):
+            if open_string:
+                close = line.find(open_string, at)
+                if open_string == '"""':
+                    while close > 0 and _escaped(line, close):
+                        close = line.find(open_string, close + 1)
+                if close < 0:
+                    break
+                at, open_string = close + len(open_string), ""
+                continue
+            char = line[at]
+            if char == "#":
+                break
+            if line.startswith(('"""', "'''"), at):
+                open_string, at = line[at : at + 3], at + 3
+            elif char in "\"'":
+                close = at + 1
+                while close < len(line) and (line[close] != char or (char == '"' and _escaped(line, close))):
+                    close += 1
+                at = close + 1
+            else:
+                depth += (char in "[{") - (char in "]}")
+                at += 1
+        depth = max(depth, 0)
+    return found
+
+
+def _escaped(line: str, at: int) -> bool:
+    """Whether the character at `at` follows an odd number of backslashes."""
+    run = 0
+    while at - run - 1 >= 0 and line[at - run - 1] == "\\":
+        run += 1
+    return run % 2 == 1
 
 
 def header_lines(text: str) -> dict[str, int]:
@@ -181,14 +225,6 @@ def header_lines(text: str) -> dict[str, int]:
 
 def server_table(text: str, name: str) -> tuple[int, int] | None:
     return next(((s, e) for p, s, e in tables(text) if p == [SECTION, name]), None)
-
-
-def render_table(name: str, entry: dict[str, Any], newline: str) -> str:
-    """`[mcp_servers.NAME]` with `key = value` lines (strings and lists of strings)."""
-    lines = [f"[{SECTION}.{_render_key(name)}]"]
-    for key, value in entry.items():
-        lines.append(f"{key} = {json.dumps(value, ensure_ascii=False)}")
-    return newline.join(lines) + newline
 
 
 def newline_of(text: str) -> str:

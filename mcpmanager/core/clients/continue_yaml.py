@@ -38,27 +38,8 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from mcpmanager.core.clients import yaml_text as yt
 from mcpmanager.core.clients.errors import InstallError
-from mcpmanager.core.clients.yaml_text import (
-    YamlError,
-    content_end,
-    dash_column,
-    flow,
-    is_block,
-    is_null,
-    item_lines,
-    items,
-    line_start,
-    load,
-    newline_of,
-    next_line,
-    pairs,
-    position,
-    reads_as,
-    server_from,
-    usable,
-    without_value,
-)
 from mcpmanager.core.config.servers import HttpServerConfig, ServerConfig, StdioServerConfig
 
 SECTION = "mcpServers"
@@ -90,7 +71,7 @@ def item_of(server: ServerConfig) -> dict[str, Any]:
 
 def render(servers: Sequence[dict[str, Any]], newline: str = "\n", dash: int = 2) -> str:
     """Items as the lines under `mcpServers:`."""
-    return "".join(line + newline for item in servers for line in item_lines(item, dash))
+    return "".join(line + newline for item in servers for line in yt.item_lines(item, dash))
 
 
 # Reading -----------------------------------------------------------------------------------------
@@ -99,30 +80,18 @@ def render(servers: Sequence[dict[str, Any]], newline: str = "\n", dash: int = 2
 def read_servers(text: str, path: Path) -> tuple[list[ServerConfig], list[str]]:
     """The servers of a Continue config.yaml or block file's text and the problems, one line each
     naming the file and the line of the item."""
-    try:
-        doc, root = load(text, path)
-    except YamlError as exc:
-        return [], [str(exc)]
-    if doc is None:
-        return [], []
-    if not isinstance(doc, dict):
-        return [], [f"{path}: expected a mapping at the top level, got {type(doc).__name__}"]
-    section = doc.get(SECTION)
-    nodes = pairs(root).get(SECTION)
+    section, nodes, problem = yt.section_to_read(text, path, SECTION, list, "a list of servers")
     if section is None:
-        return [], []
-    if not isinstance(section, list):
-        where = f"{path}:{position(nodes[0])}" if nodes else str(path)
-        return [], [f"{where}: {SECTION}: expected a list of servers, got {type(section).__name__}"]
-    places = items(nodes[1]) if nodes else []
+        return [], problem
+    places = yt.items(nodes[1]) if nodes else []
     problems: list[str] = []
     servers: dict[str, ServerConfig] = {}
     for number, entry in enumerate(section):
-        where = f"{path}:{position(places[number])}" if number < len(places) else str(path)
+        where = f"{path}:{yt.position(places[number])}" if number < len(places) else str(path)
         server = _server(number, entry, where, problems)
         if server is not None:
             key = f"{SECTION}[{number}] ({server.name!r})"
-            server = usable(server, set(servers), where, key, problems)
+            server = yt.usable(server, set(servers), where, key, problems)
             servers[server.name] = server
     return list(servers.values()), problems
 
@@ -160,7 +129,7 @@ def _server(number: int, entry: Any, where: str, problems: list[str]) -> ServerC
         options = entry.get("requestOptions")
         if isinstance(options, dict) and options.get("headers") is not None:
             ours["headers"] = options["headers"]
-    server = server_from(name, ours, where, key, {"headers": "requestOptions.headers"}, problems)
+    server = yt.server_from(name, ours, where, key, {"headers": "requestOptions.headers"}, problems)
     if server is None:
         return None
     if "apiKey" in entry and isinstance(server, HttpServerConfig):
@@ -192,16 +161,7 @@ def refuse_hiding_config_json(path: Path, exists: bool) -> None:
 
 
 def document(text: str | None, path: Path) -> tuple[Any, Node | None]:
-    try:
-        doc, root = load(text or "", path)
-    except YamlError as exc:
-        raise InstallError(f"{exc}; not changed") from None
-    if doc is not None and not isinstance(doc, dict):
-        raise InstallError(f"{path}: expected a mapping at the top level; not changed")
-    section = doc.get(SECTION) if isinstance(doc, dict) else None
-    if section is not None and not isinstance(section, list):
-        raise InstallError(f"{path}: {SECTION}: expected a list of servers; not changed")
-    return doc, root
+    return yt.document(text, path, SECTION, list, "a list of servers")
 
 
 def _section(doc: Any) -> list[Any]:
@@ -245,19 +205,19 @@ def installed(text: str | None, path: Path, entry: dict[str, Any], disable: Sequ
         section.append(entry)
     else:
         section[at] = entry
-    return reads_as(out, path, expected, "mcpmanager cannot add its server to this file safely as text; not changed")
+    return yt.reads_as(out, path, expected, "mcpmanager cannot add its server to this file safely as text; not changed")
 
 
 def _list(out: str, path: Path) -> tuple[ScalarNode, Node] | None:
     _, root = document(out, path)
-    return pairs(root).get(SECTION)
+    return yt.pairs(root).get(SECTION)
 
 
 def _item(out: str, path: Path, name: str) -> tuple[Node, Node] | None:
     """The list's node and the first item named `name`."""
     found = _list(out, path)
-    for item in items(found[1] if found else None):
-        named = pairs(item).get("name")
+    for item in yt.items(found[1] if found else None):
+        named = yt.pairs(item).get("name")
         if named is not None and isinstance(named[1], ScalarNode) and named[1].value == name:
             return found[1], item  # type: ignore[index]
     return None
@@ -268,12 +228,12 @@ def _lines_of(out: str, item: Node) -> tuple[int, int]:
     at = item.start_mark.index - 1
     while at > 0 and out[at] in " \t\r\n":
         at -= 1
-    return line_start(out, at), next_line(out, content_end(out, item))
+    return yt.line_start(out, at), yt.next_line(out, yt.content_end(out, item))
 
 
 def _turn_off(out: str, path: Path, name: str) -> str:
     found = _item(out, path, name)
-    if found is None or not is_block(found[0]):
+    if found is None or not yt.is_block(found[0]):
         raise InstallError(
             f"{path}: {SECTION}: {name!r} is not an item of a block list (- name: …): mcpmanager cannot comment it "
             "out (no --disable-served, or write the list in block style); not changed"
@@ -284,39 +244,35 @@ def _turn_off(out: str, path: Path, name: str) -> str:
 
 
 def _put(out: str, path: Path, entry: dict[str, Any]) -> str:
-    nl = newline_of(out)
+    nl = yt.newline_of(out)
     found = _list(out, path)
     if found is None:
         if out and not out.endswith("\n"):
             out += nl
         return out + f"{SECTION}:{nl}" + render([entry], nl)
     key, value = found
-    if is_null(value) or (isinstance(value, SequenceNode) and value.flow_style and not value.value):
-        out = without_value(out, value)
-        return _insert(out, next_line(out, key.end_mark.index), render([entry], nl, key.start_mark.column + 2), nl)
+    if yt.is_null(value) or (isinstance(value, SequenceNode) and value.flow_style and not value.value):
+        out = yt.without_value(out, value)
+        return yt.insert_lines(
+            out, yt.next_line(out, key.end_mark.index), render([entry], nl, key.start_mark.column + 2), nl
+        )
     if not isinstance(value, SequenceNode):
         raise InstallError(f"{path}: {SECTION}: expected a list of servers; not changed")
     if value.flow_style:
         mine = _item(out, path, BRIDGE)
         if mine is not None:
-            return out[: mine[1].start_mark.index] + flow(entry) + out[mine[1].end_mark.index :]
+            return out[: mine[1].start_mark.index] + yt.flow(entry) + out[mine[1].end_mark.index :]
         head = out[: value.end_mark.index - 1].rstrip()
-        return head + f", {flow(entry)}" + out[len(head) :]
+        return head + f", {yt.flow(entry)}" + out[len(head) :]
     first = value.value[0]
-    dash = dash_column(out, first)
+    dash = yt.dash_column(out, first)
     unit = max(first.start_mark.column - dash, 1) if isinstance(first, MappingNode) else 2
-    lines = "".join(line + nl for line in item_lines(entry, dash, unit))
+    lines = "".join(line + nl for line in yt.item_lines(entry, dash, unit))
     mine = _item(out, path, BRIDGE)
     if mine is not None:  # another mode: its lines replaced
         start, end = _lines_of(out, mine[1])
         return out[:start] + lines + out[end:]
-    return _insert(out, next_line(out, content_end(out, value)), lines, nl)
-
-
-def _insert(out: str, at: int, lines: str, nl: str) -> str:
-    if at == len(out) and out and not out.endswith("\n"):
-        return out + nl + lines
-    return out[:at] + lines + out[at:]
+    return yt.insert_lines(out, yt.next_line(out, yt.content_end(out, value)), lines, nl)
 
 
 # Undo's view -------------------------------------------------------------------------------------
@@ -327,7 +283,7 @@ def _uncommented(text: str) -> str:
 
 
 def turned_off(text: str, path: Path) -> list[str]:
-    """The names of the items install commented out, in file order."""
+    """The names of the yt.items install commented out, in file order."""
     if OFF not in text:
         return []
     now = [v.get("name") for v in _section(document(text, path)[0]) if isinstance(v, dict)]
@@ -342,14 +298,14 @@ def turned_off(text: str, path: Path) -> list[str]:
 
 
 def take_out(text: str, path: Path) -> str:
-    """The file with the commented-out items back and without mcpmanager's item (edits since kept)."""
+    """The file with the commented-out yt.items back and without mcpmanager's item (edits since kept)."""
     text = _uncommented(text)
     mine = _item(text, path, BRIDGE)
-    if mine is not None and is_block(mine[0]):
+    if mine is not None and yt.is_block(mine[0]):
         start, end = _lines_of(text, mine[1])
         text = text[:start] + text[end:]
     elif mine is not None:
-        raise InstallError(f"{path}: {SECTION}: mcpmanager's item is in a flow list: remove it by hand")
+        raise InstallError(f"{path}: {SECTION}: mcpmanager's item is in a yt.flow list: remove it by hand")
     return text
 
 

@@ -2,8 +2,8 @@
 that client's format (`export_entries`), to hand a server back to a client or to leave mcpmanager.
 
 The same guarantees as install: a preview first (the diff, secrets masked), the file edited as text
-(`export_text` for JSON and Codex's TOML, `export_yaml` for Goose and Continue: every other byte
-stays), a timestamped backup, an atomic write, an exact undo.
+by its layout's dialect (`dialect`: every other byte stays), a timestamped backup, an atomic write,
+an exact undo.
 
 What is written, and what is not (each server gets one line saying which):
 
@@ -37,13 +37,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mcpmanager.core.clients import continue_yaml, export_formats
+from mcpmanager.core.clients.backups import unchanged_since_preview
 from mcpmanager.core.clients.change import Change, Target
 from mcpmanager.core.clients.client_file import decode, read_file
+from mcpmanager.core.clients.dialects import dialect_of
 from mcpmanager.core.clients.errors import InstallError
 from mcpmanager.core.clients.export_entries import Unsupported, Writer, writer_for
 from mcpmanager.core.clients.export_undo import KeyPath, secret_paths, write_record
-from mcpmanager.core.clients.importing import BRIDGE_NAME, is_bridge, same_definition
+from mcpmanager.core.clients.served import BRIDGE_NAME, is_bridge, same_definition
 from mcpmanager.core.config.model import Config
 from mcpmanager.core.config.names import free_name
 from mcpmanager.core.config.servers import ServerConfig, StdioServerConfig, secret_values
@@ -156,18 +157,17 @@ def plan_export(
     except Unsupported as exc:
         raise InstallError(str(exc)) from None
     before = read_file(target.path)
-    if target.layout == "continue":
-        continue_yaml.refuse_hiding_config_json(target.path, before is not None)
+    dialect_of(target.layout).guard(target, before is not None)  # Continue: not beside its config.json
     text = decode(before, target.path) if before is not None else None
-    existing = export_formats.current(text, target)
-    theirs = export_formats.as_imported(text, target, existing, home or Path.home())
+    existing = dialect_of(target.layout).entries(text, target)
+    theirs = dialect_of(target.layout).as_imported(text, target, existing, home or Path.home())
     planner = _Planner(target, writer, text, existing, theirs)
     planner.named, planner.replace_taken, planner.vault = named, replace_taken, secrets_from
     lines = tuple(planner.line(server) for server in servers)
     entries, replaced = planner.entries, planner.replaced
     after = before
     if entries:
-        after = export_formats.with_entries(text, target, entries, replaced).encode("utf-8")
+        after = dialect_of(target.layout).with_entries(text, target, entries, replaced).encode("utf-8")
     change = Change(target, "export", before, after, secrets=tuple(sorted(planner.secrets)))
     bridge = BRIDGE_NAME in existing and any(not e.get("disabled") and e.get("enabled", True) for e in entries.values())
     readable_by = _readable_by(target.path) if planner.places and before is not None else ""
@@ -229,7 +229,7 @@ class _Planner:
             self.secrets |= values
             self.places += [f"{server.name}: {place}" for place in places]
         try:
-            entry = self.writer.entry(server)
+            entry = dialect_of(self.target.layout).shape(self.text, self.writer.entry(server))
         except Unsupported as exc:
             return Line("!", server.name, f"{exc}: not exported")
         name = self.writer.name(server.name)
@@ -263,7 +263,7 @@ class _Planner:
             else:
                 why = f"{label} has a different server named {name!r}: kept (--replace writes mcpmanager's over it)"
             return Line("!", server.name, why)
-        if export_formats.entry_text(self.text or "", self.target, name) is None:
+        if dialect_of(self.target.layout).entry_text(self.text or "", self.target, name) is None:
             why = f"{label}'s {name!r} is not written in a way mcpmanager can replace as text (a table, block style)"
             return Line("!", server.name, why)
         return None
@@ -286,9 +286,7 @@ def apply_export(plan: ExportPlan, now: datetime | None = None) -> Path | None:
     """Write what `plan` previewed, with a backup and a record beside the file (`export_undo`); the
     backup made, if any. InstallError when the file changed since the preview (nothing is written)."""
     change = plan.change
-    path = Path(os.path.realpath(change.target.path))
-    if read_file(path) != change.before:
-        raise InstallError(f"{change.target.path} changed since the preview; nothing was written (look again)")
+    path = unchanged_since_preview(change)
     if not change.changed or change.after is None:
         return None
     mode = stat.S_IMODE(path.stat().st_mode) if change.before is not None else 0o600

@@ -19,6 +19,8 @@ line (`Unsupported`), never written half-right:
 | LM Studio | `command`, `args`, `env` | `url`, `headers` (Streamable HTTP only) | no switch | no |
 | Goose | `cmd`, `args`, `envs` | `type: streamable_http`, `uri`, `headers` | `enabled: false` | no |
 | Continue (a list) | `name`, `command`, `args`, `env`, `cwd` | `type`, `url`, `requestOptions` | no switch | yes |
+| Copilot CLI | `type` stdio, `command`, `args`, `env`, `tools` | `type` http, sse; `url`, `headers` | no switch | no |
+| OpenCode | `type` local, `command` (a list), `environment` | `type` remote, `url`, `headers` | `enabled` | no |
 
 "No switch": none of these clients documents a per-server off switch in that file (Claude Desktop's
 and Cursor's `disabled` is not honoured reliably: see `install`), so a server that is off in
@@ -33,6 +35,7 @@ https://docs.anthropic.com/en/docs/claude-code/mcp; https://docs.windsurf.com/wi
 https://github.com/google-gemini/gemini-cli/blob/main/docs/tools/mcp-server.md;
 https://developers.openai.com/codex/mcp and https://developers.openai.com/codex/config-reference;
 https://zed.dev/docs/ai/mcp; https://docs.cline.bot/mcp/configuring-mcp-servers; https://lmstudio.ai/docs/app/mcp;
+https://docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/add-mcp-servers; OpenCode's in `opencode`;
 Goose's and Continue's in `goose` and `continue_yaml`, whose entry writers these are.
 """
 
@@ -43,8 +46,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mcpmanager.core.clients import continue_yaml, goose
-from mcpmanager.core.clients.locations import CLIENTS
+from mcpmanager.core.clients import continue_yaml, goose, opencode
+from mcpmanager.core.clients.locations import BY_KEY, CLIENTS
 from mcpmanager.core.config.servers import HttpServerConfig, ServerConfig, StdioServerConfig
 
 
@@ -57,7 +60,7 @@ class Writer:
     """How one client writes a server: its entry, and the name the client accepts."""
 
     entry: Callable[[ServerConfig], dict[str, Any]]
-    has_switch: bool = False  # the client keeps a server off in its file (disabled, enabled = false)
+    has_switch: bool = False  # the client keeps a server off in its file (its row's `switch`)
     name_pattern: re.Pattern[str] | None = None  # names the client accepts; None: any
 
     def name(self, name: str) -> str:
@@ -170,6 +173,20 @@ def _lm_studio(server: ServerConfig) -> dict[str, Any]:
     return _headers(server, {"url": server.url})
 
 
+def _copilot(server: ServerConfig) -> dict[str, Any]:
+    """Copilot CLI: a typed entry (stdio, http, sse) with the tools it may use: all of them."""
+    if isinstance(server, StdioServerConfig):
+        return {**_stdio(server, CLIENTS["copilot-cli"], typed=True), "tools": ["*"]}
+    return {**_headers(server, {"type": server.transport, "url": server.url}), "tools": ["*"]}
+
+
+def _opencode(server: ServerConfig) -> dict[str, Any]:
+    try:
+        return opencode.entry_of(server)  # in the file's own form: the dialect's `shape`
+    except opencode.Unwritable as exc:
+        raise Unsupported(str(exc)) from None
+
+
 def _goose(server: ServerConfig) -> dict[str, Any]:
     if isinstance(server, StdioServerConfig) and server.cwd is not None:
         raise Unsupported(f"it runs in {server.cwd} (cwd), and Goose has no setting for an extension's folder")
@@ -182,20 +199,27 @@ def _goose(server: ServerConfig) -> dict[str, Any]:
 # The names `codex mcp add` takes ("use letters, numbers, '-', '_'", openai/codex codex-rs/cli mcp_cmd.rs).
 _CODEX_NAME = re.compile(r"[A-Za-z0-9_-]+")
 
+_ENTRIES: dict[str, Callable[[ServerConfig], dict[str, Any]]] = {
+    "claude-desktop": _claude_desktop,
+    "cursor": _cursor,
+    "vscode": _typed(CLIENTS["vscode"]),
+    "vscode-insiders": _typed(CLIENTS["vscode-insiders"]),
+    "claude-code": _typed(CLIENTS["claude-code"]),
+    "windsurf": _windsurf,
+    "gemini-cli": _gemini,
+    "codex": _codex,
+    "zed": _zed,
+    "cline": _cline,
+    "lm-studio": _lm_studio,
+    "goose": _goose,  # an extension, as `goose.extension_of` writes it
+    "continue": continue_yaml.item_of,  # an item of the `mcpServers` list
+    "copilot-cli": _copilot,
+    "opencode": _opencode,
+}
+_NAMES = {"codex": _CODEX_NAME}
 WRITERS: dict[str, Writer] = {
-    "claude-desktop": Writer(_claude_desktop),
-    "cursor": Writer(_cursor),
-    "vscode": Writer(_typed(CLIENTS["vscode"])),
-    "vscode-insiders": Writer(_typed(CLIENTS["vscode-insiders"])),
-    "claude-code": Writer(_typed(CLIENTS["claude-code"])),
-    "windsurf": Writer(_windsurf, has_switch=True),
-    "gemini-cli": Writer(_gemini),
-    "codex": Writer(_codex, has_switch=True, name_pattern=_CODEX_NAME),
-    "zed": Writer(_zed, has_switch=True),
-    "cline": Writer(_cline, has_switch=True),
-    "lm-studio": Writer(_lm_studio),
-    "goose": Writer(_goose, has_switch=True),  # an extension, as `goose.extension_of` writes it
-    "continue": Writer(continue_yaml.item_of),  # an item of the `mcpServers` list
+    key: Writer(entry, has_switch=BY_KEY[key].switch is not None, name_pattern=_NAMES.get(key))
+    for key, entry in _ENTRIES.items()
 }
 
 

@@ -23,22 +23,20 @@ import copy
 import hashlib
 import json
 import os
-import re
 import stat
 from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from mcpmanager.core.clients import export_formats
+from mcpmanager.core.clients.backups import EXPORT, free_stem, stamped, unchanged_since_preview, write_after
 from mcpmanager.core.clients.change import Change, Target
 from mcpmanager.core.clients.client_file import decode, read_file
+from mcpmanager.core.clients.dialects import dialect_of
 from mcpmanager.core.clients.errors import InstallError
 from mcpmanager.core.config.secrets import MASK, Masker, mask
 from mcpmanager.core.system.atomic_write import write_atomic
-
-_RECORD = re.compile(r"\.mcpmanager-export-(\d{8}-\d{6})(Z?)(?:-(\d+))?\.json$")
 
 
 @dataclass(frozen=True)
@@ -114,7 +112,7 @@ def write_record(
     """The backup of `before` (if the file was there) and the record of what export wrote, beside
     `path`; the backup made. `masked`: where the entries hold secrets (`secret_paths`)."""
     masked = {name: paths for name, paths in (masked or {}).items() if paths}
-    stem = free_stem(path, now)
+    stem = free_stem(path, EXPORT, now, (".bak", ".json"))
     backup = stem.with_name(stem.name + ".bak") if before is not None else None
     if backup is not None:
         mode = stat.S_IMODE(Path(os.path.realpath(path)).stat().st_mode)
@@ -130,31 +128,9 @@ def write_record(
     return backup
 
 
-def free_stem(path: Path, now: datetime) -> Path:
-    stamp = now.astimezone(UTC).strftime("%Y%m%d-%H%M%SZ")  # UTC: no clock change reorders the records
-    number = 1
-    while True:
-        stem = path.with_name(f"{path.name}.mcpmanager-export-{stamp}" + (f"-{number}" if number > 1 else ""))
-        if not any(stem.with_name(stem.name + ext).exists() for ext in (".bak", ".json")):
-            return stem
-        number += 1
-
-
 def list_records(path: Path) -> list[Path]:
     """export's records for `path`, newest first."""
-    found = []
-    escaped = re.sub(r"([*?\[])", r"[\1]", path.name)
-    for candidate in path.parent.glob(f"{escaped}.mcpmanager-export-*.json"):
-        match = _RECORD.search(candidate.name)
-        if match and candidate.name == path.name + match.group(0):
-            found.append(((_instant(match.group(1), bool(match.group(2))), int(match.group(3) or 1)), candidate))
-    return [candidate for _, candidate in sorted(found, reverse=True)]
-
-
-def _instant(stamp: str, utc: bool) -> datetime:
-    """A record's time: UTC (`…Z`), or this machine's local time for records named before UTC stamps."""
-    written = datetime.strptime(stamp, "%Y%m%d-%H%M%S")
-    return written.replace(tzinfo=UTC) if utc else written.astimezone(UTC)
+    return stamped(path, EXPORT, ".json")
 
 
 # Undo ----------------------------------------------------------------------------------------------
@@ -181,7 +157,7 @@ def plan_export_undo(target: Target) -> UndoPlan:
         note = f"{target.path} does not exist: nothing to undo"
         return UndoPlan(Change(target, "export-undo", None, None, notes=(note,)), record_path)
     original = read_file(backup) if backup is not None else None
-    now = export_formats.current(decode(before, target.path), target) if masked else {}
+    now = dialect_of(target.layout).entries(decode(before, target.path), target) if masked else {}
     if file_digest(before, now, masked) == after_digest:
         if backup is None:
             note = f"{target.path} was created by mcpmanager's export: undo removes it"
@@ -202,9 +178,9 @@ def _surgical(
     """The file was edited since the export: take out only what export wrote, as it wrote it."""
     written, masked = record
     text = decode(before, target.path)
-    now = export_formats.current(text, target)
+    now = dialect_of(target.layout).entries(text, target)
     old = decode(original, target.path) if original is not None else None
-    old_entries = export_formats.current(old, target) if old is not None else {}
+    old_entries = dialect_of(target.layout).entries(old, target) if old is not None else {}
     out, put_back, values, notes = [], {}, {}, []
     for name, fingerprint in written.items():
         if name not in now:
@@ -216,13 +192,13 @@ def _surgical(
         if name in replaced:
             previous = None
             if old is not None:
-                previous = export_formats.entry_text(old, target, name)
+                previous = dialect_of(target.layout).entry_text(old, target, name)
             if previous is None or name not in old_entries:
                 notes.append(f"{name}: what export replaced is not in a backup any more: removed, not put back")
             else:
                 put_back[name], values[name] = previous, old_entries[name]
     try:
-        after = export_formats.without(text, target, out, put_back, values)
+        after = dialect_of(target.layout).without(text, target, out, {n: (t, values[n]) for n, t in put_back.items()})
     except InstallError as exc:
         kept_in = f" (the file as it was before the export is in {backup})" if original is not None else ""
         raise InstallError(f"{exc}{kept_in}") from None
@@ -235,17 +211,6 @@ def _surgical(
 
 def apply_export_undo(plan: UndoPlan) -> None:
     """Write what the undo previewed; its record (and, restored byte for byte, its backup) goes."""
-    change = plan.change
-    path = Path(os.path.realpath(change.target.path))
-    if read_file(path) != change.before:
-        raise InstallError(f"{change.target.path} changed since the preview; nothing was written (look again)")
-    if change.changed:
-        mode = stat.S_IMODE(path.stat().st_mode)
-        if change.after is None:
-            path.unlink()
-        else:
-            write_atomic(path, change.after, mode)
-    if change.restore is not None:
-        change.restore.unlink(missing_ok=True)  # its bytes are the file now: the stack unwinds
+    write_after(plan.change, unchanged_since_preview(plan.change))
     if plan.record is not None:
         plan.record.unlink(missing_ok=True)

@@ -21,7 +21,7 @@ Install adds a `mcpmanager` stdio extension in the shape Goose writes (`enabled`
 file's own indentation; `--disable-served` sets Goose's own `enabled: false` on each served
 extension, with a comment saying mcpmanager put it there. Goose rewrites this file itself when its
 settings change (comments dropped): undo then keeps Goose's version and takes out only mcpmanager's
-part (see `yaml_install`).
+part (see `yaml_dialects`).
 """
 
 from __future__ import annotations
@@ -34,26 +34,8 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode
 
+from mcpmanager.core.clients import yaml_text as yt
 from mcpmanager.core.clients.errors import InstallError
-from mcpmanager.core.clients.yaml_text import (
-    YamlError,
-    block_lines,
-    content_end,
-    flow,
-    is_block,
-    is_null,
-    key_text,
-    line_start,
-    load,
-    newline_of,
-    next_line,
-    pairs,
-    position,
-    reads_as,
-    server_from,
-    usable,
-    without_value,
-)
 from mcpmanager.core.config.servers import HttpServerConfig, ServerConfig, StdioServerConfig
 
 SECTION = "extensions"
@@ -93,7 +75,7 @@ def render(entries: Mapping[str, dict[str, Any]], newline: str = "\n", indent: i
     """Extensions as the lines under `extensions:` (each key at `indent`)."""
     lines: list[str] = []
     for key, entry in entries.items():
-        lines += [f"{' ' * indent}{key_text(key)}:", *block_lines(entry, indent + 2)]
+        lines += [f"{' ' * indent}{yt.key_text(key)}:", *yt.block_lines(entry, indent + 2)]
     return newline.join(lines) + newline
 
 
@@ -103,30 +85,18 @@ def render(entries: Mapping[str, dict[str, Any]], newline: str = "\n", indent: i
 def read_servers(text: str, path: Path) -> tuple[list[ServerConfig], list[str]]:
     """The servers of a Goose config file's text and the problems, one line each naming the file
     and the line of the extension."""
-    try:
-        doc, root = load(text, path)
-    except YamlError as exc:
-        return [], [str(exc)]
-    if doc is None:
-        return [], []
-    if not isinstance(doc, dict):
-        return [], [f"{path}: expected a mapping at the top level, got {type(doc).__name__}"]
-    section = doc.get(SECTION)
+    section, nodes, problem = yt.section_to_read(text, path, SECTION, dict, "a mapping of extensions")
     if section is None:
-        return [], []
-    nodes = pairs(root).get(SECTION)
-    if not isinstance(section, dict):
-        where = f"{path}:{position(nodes[0])}" if nodes else str(path)
-        return [], [f"{where}: {SECTION}: expected a mapping of extensions, got {type(section).__name__}"]
-    keys = pairs(nodes[1]) if nodes else {}
+        return [], problem
+    keys = yt.pairs(nodes[1]) if nodes else {}
     problems: list[str] = []
     servers: dict[str, ServerConfig] = {}
     for name, entry in section.items():
         name = str(name)
-        where = f"{path}:{position(keys[name][0])}" if name in keys else str(path)
+        where = f"{path}:{yt.position(keys[name][0])}" if name in keys else str(path)
         server = _server(name, entry, where, problems)
         if server is not None:
-            server = usable(server, set(servers), where, f"{SECTION}.{key_text(name)}", problems)
+            server = yt.usable(server, set(servers), where, f"{SECTION}.{yt.key_text(name)}", problems)
             servers[server.name] = server
     return list(servers.values()), problems
 
@@ -143,7 +113,7 @@ def entries(text: str, path: Path) -> dict[str, tuple[ServerConfig, bool]]:
 
 
 def _server(name: str, entry: Any, where: str, problems: list[str]) -> ServerConfig | None:
-    key = f"{SECTION}.{key_text(name)}"
+    key = f"{SECTION}.{yt.key_text(name)}"
     if not isinstance(entry, dict):
         problems.append(f"{where}: {key}: expected a mapping (server {name!r} not imported)")
         return None
@@ -162,7 +132,7 @@ def _server(name: str, entry: Any, where: str, problems: list[str]) -> ServerCon
         return None
     if entry.get("enabled") is False:
         ours["disabled"] = True
-    server = server_from(name, ours, where, key, _RENAMED, problems)
+    server = yt.server_from(name, ours, where, key, _RENAMED, problems)
     if server is None:
         return None
     if kind == "sse":
@@ -186,16 +156,7 @@ def _server(name: str, entry: Any, where: str, problems: list[str]) -> ServerCon
 
 
 def document(text: str | None, path: Path) -> tuple[Any, Node | None]:
-    try:
-        doc, root = load(text or "", path)
-    except YamlError as exc:
-        raise InstallError(f"{exc}; not changed") from None
-    if doc is not None and not isinstance(doc, dict):
-        raise InstallError(f"{path}: expected a mapping at the top level; not changed")
-    section = doc.get(SECTION) if isinstance(doc, dict) else None
-    if section is not None and not isinstance(section, dict):
-        raise InstallError(f"{path}: {SECTION}: expected a mapping of extensions; not changed")
-    return doc, root
+    return yt.document(text, path, SECTION, dict, "a mapping of extensions")
 
 
 def _section(doc: Any) -> dict[Any, Any]:
@@ -225,69 +186,65 @@ def installed(text: str | None, path: Path, entry: dict[str, Any], disable: Sequ
     if not isinstance(expected.get(SECTION), dict):
         expected[SECTION] = {}
     expected[SECTION][BRIDGE] = entry
-    return reads_as(out, path, expected, "mcpmanager cannot add its extension to this file safely as text; not changed")
+    return yt.reads_as(
+        out, path, expected, "mcpmanager cannot add its extension to this file safely as text; not changed"
+    )
 
 
 def _extensions(out: str, path: Path) -> tuple[ScalarNode, Node] | None:
     _, root = document(out, path)
-    return pairs(root).get(SECTION)
+    return yt.pairs(root).get(SECTION)
 
 
 def _turn_off(out: str, path: Path, name: str) -> str:
     found = _extensions(out, path)
-    entry = pairs(found[1]).get(name) if found else None
-    enabled = pairs(entry[1]).get("enabled") if entry else None
-    if entry is None or enabled is None or not is_block(entry[1]) or not isinstance(enabled[1], ScalarNode):
+    entry = yt.pairs(found[1]).get(name) if found else None
+    enabled = yt.pairs(entry[1]).get("enabled") if entry else None
+    if entry is None or enabled is None or not yt.is_block(entry[1]) or not isinstance(enabled[1], ScalarNode):
         raise InstallError(
             f"{path}: {SECTION}.{name}: not written as a block mapping with an enabled line: mcpmanager cannot turn "
             "it off there (no --disable-served, or write it in block style); not changed"
         )
     value = enabled[1]
-    end = next_line(out, value.end_mark.index)
+    end = yt.next_line(out, value.end_mark.index)
     line_end = "\r\n" if out[:end].endswith("\r\n") else "\n" if out[:end].endswith("\n") else ""
     return out[: value.start_mark.index] + "false  " + OFF + line_end + out[end:]
 
 
 def _put(out: str, path: Path, entry: dict[str, Any]) -> str:
     """mcpmanager's extension written in (or over an older one): whole lines, the file's indentation."""
-    nl = newline_of(out)
+    nl = yt.newline_of(out)
     found = _extensions(out, path)
     if found is None:  # no extensions yet: the section at the end of the file
         lines = f"{SECTION}:{nl}" + render({BRIDGE: entry}, nl)
         return _append(out, lines, nl)
     key, value = found
-    if is_null(value) or (isinstance(value, MappingNode) and value.flow_style and not value.value):
+    if yt.is_null(value) or (isinstance(value, MappingNode) and value.flow_style and not value.value):
         # `extensions:`, `extensions: ~` or `extensions: {}` (as Goose writes none): the block under it
-        out = without_value(out, value)
-        at = next_line(out, key.end_mark.index)
+        out = yt.without_value(out, value)
+        at = yt.next_line(out, key.end_mark.index)
         lines = render({BRIDGE: entry}, nl, key.start_mark.column + 2)
-        return _insert(out, at, lines, nl)
+        return yt.insert_lines(out, at, lines, nl)
     if isinstance(value, MappingNode) and value.flow_style:
-        mine = pairs(value).get(BRIDGE)
+        mine = yt.pairs(value).get(BRIDGE)
         if mine is not None:
-            return out[: mine[1].start_mark.index] + flow(entry) + out[mine[1].end_mark.index :]
+            return out[: mine[1].start_mark.index] + yt.flow(entry) + out[mine[1].end_mark.index :]
         close = value.end_mark.index - 1
-        return out[:close].rstrip() + f", {key_text(BRIDGE)}: {flow(entry)}" + out[len(out[:close].rstrip()) :]
+        return out[:close].rstrip() + f", {yt.key_text(BRIDGE)}: {yt.flow(entry)}" + out[len(out[:close].rstrip()) :]
     if not isinstance(value, MappingNode):
         raise InstallError(f"{path}: {SECTION}: expected a mapping of extensions; not changed")
     first_key, first_value = value.value[0]
     indent = first_key.start_mark.column
     unit = 2
-    if is_block(first_value) and isinstance(first_value, MappingNode) and first_value.value:
+    if yt.is_block(first_value) and isinstance(first_value, MappingNode) and first_value.value:
         unit = max(first_value.value[0][0].start_mark.column - indent, 1)
-    lines = "".join(f"{' ' * indent}{line}{nl}" for line in [f"{BRIDGE}:", *block_lines(entry, unit, unit)])
-    mine = pairs(value).get(BRIDGE)
+    lines = "".join(f"{' ' * indent}{line}{nl}" for line in [f"{BRIDGE}:", *yt.block_lines(entry, unit, unit)])
+    mine = yt.pairs(value).get(BRIDGE)
     if mine is not None:  # another mode: its lines replaced
-        start = line_start(out, mine[0].start_mark.index)
-        end = next_line(out, content_end(out, mine[1], mine[0].end_mark.index))
+        start = yt.line_start(out, mine[0].start_mark.index)
+        end = yt.next_line(out, yt.content_end(out, mine[1], mine[0].end_mark.index))
         return out[:start] + lines + out[end:]
-    return _insert(out, next_line(out, content_end(out, value)), lines, nl)
-
-
-def _insert(out: str, at: int, lines: str, nl: str) -> str:
-    if at == len(out) and out and not out.endswith("\n"):
-        return out + nl + lines
-    return out[:at] + lines + out[at:]
+    return yt.insert_lines(out, yt.next_line(out, yt.content_end(out, value)), lines, nl)
 
 
 def _append(out: str, lines: str, nl: str) -> str:
@@ -303,10 +260,10 @@ def turned_off(text: str, path: Path) -> list[str]:
     """The extensions whose `enabled` line carries mcpmanager's comment."""
     found = _extensions(text, path)
     names = []
-    for name, (_, entry) in pairs(found[1] if found else None).items():
-        enabled = pairs(entry).get("enabled")
+    for name, (_, entry) in yt.pairs(found[1] if found else None).items():
+        enabled = yt.pairs(entry).get("enabled")
         if enabled is not None:
-            line = text[enabled[1].start_mark.index : next_line(text, enabled[1].start_mark.index)]
+            line = text[enabled[1].start_mark.index : yt.next_line(text, enabled[1].start_mark.index)]
             if OFF in line:
                 names.append(name)
     return names
@@ -316,8 +273,8 @@ def off_since(text: str, path: Path, backup: str | None) -> list[str]:
     """When Goose rewrote the file (mcpmanager's comments go with every comment): the extensions on
     in the backup taken before the install and off now, which is what install turned off."""
     try:
-        before = _section(load(backup, path)[0]) if backup is not None else {}
-    except YamlError:
+        before = _section(yt.load(backup, path)[0]) if backup is not None else {}
+    except yt.YamlError:
         return []
     now = _section(document(text, path)[0])
     return [
@@ -334,18 +291,18 @@ def take_out(text: str, path: Path, off: Sequence[str]) -> str:
     another `enabled: false` gets its value changed."""
     for name in off:
         found = _extensions(text, path)
-        enabled = pairs(pairs(found[1] if found else None)[name][1])["enabled"][1]
-        start, end = enabled.start_mark.index, next_line(text, enabled.start_mark.index)
+        enabled = yt.pairs(yt.pairs(found[1] if found else None)[name][1])["enabled"][1]
+        start, end = enabled.start_mark.index, yt.next_line(text, enabled.start_mark.index)
         if OFF in text[start:end]:
             end -= len(text[start:end]) - len(text[start:end].rstrip("\r\n"))
         else:
             end = enabled.end_mark.index
         text = text[:start] + "true" + text[end:]
     found = _extensions(text, path)
-    mine = pairs(found[1] if found else None).get(BRIDGE)
-    if mine is not None and found is not None and is_block(found[1]):
-        start = line_start(text, mine[0].start_mark.index)
-        text = text[:start] + text[next_line(text, content_end(text, mine[1], mine[0].end_mark.index)) :]
+    mine = yt.pairs(found[1] if found else None).get(BRIDGE)
+    if mine is not None and found is not None and yt.is_block(found[1]):
+        start = yt.line_start(text, mine[0].start_mark.index)
+        text = text[:start] + text[yt.next_line(text, yt.content_end(text, mine[1], mine[0].end_mark.index)) :]
     elif mine is not None:
         raise InstallError(f"{path}: {SECTION}.{BRIDGE} is not written in block style: remove it by hand")
     return text

@@ -23,34 +23,31 @@ What users of such a tool expect, and what this does:
   reads the config file again and merges into what is on disk now, so an edit made meanwhile (the
   window, another editor) stays.
 
-Also here: which of a client's servers mcpmanager already serves (`served_by`), which `install
---disable-served` uses to turn them off in the client.
+Which of a client's servers mcpmanager already serves (`served_by`, which `install
+--disable-served` uses to turn them off in the client) and the identity of servers are in `served`.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import sys
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
-from mcpmanager.core.clients import zed
 from mcpmanager.core.clients.errors import ClientNotFound
-from mcpmanager.core.clients.locations import CLIENTS, Layout, client_locations
+from mcpmanager.core.clients.locations import CLIENTS, client_locations
 from mcpmanager.core.clients.reading import ClientConfig, read_client_config
+from mcpmanager.core.clients.served import BRIDGE_NAME as BRIDGE_NAME
+from mcpmanager.core.clients.served import is_bridge as is_bridge
+from mcpmanager.core.clients.served import same_definition as same_definition
+from mcpmanager.core.clients.served import served_by as served_by
 from mcpmanager.core.config.load import load_config
 from mcpmanager.core.config.model import Config
 from mcpmanager.core.config.names import free_name
-from mcpmanager.core.config.servers import ServerConfig, StdioServerConfig
+from mcpmanager.core.config.servers import ServerConfig
 from mcpmanager.core.config.to_keyring import Move, move_to_keyring, moves_of
 from mcpmanager.core.vault.store import Vault
-
-BRIDGE_NAME = "mcpmanager"  # the name of mcpmanager's entry in a client's config
 
 
 @dataclass(frozen=True)
@@ -164,68 +161,3 @@ def merge(config: Config, servers: Iterable[tuple[ServerConfig, Path]]) -> tuple
         config = config.with_server(replace(server, name=name))
         added.append(Added(name, server, source))
     return config, added, skipped
-
-
-# Comparing servers ---------------------------------------------------------------------------------
-
-
-def same_definition(a: ServerConfig, b: ServerConfig) -> bool:
-    """The same server whatever it is called: what starts or reaches it is equal. `disabled` and
-    `startTimeout` are about how mcpmanager runs it, not which server it is."""
-    return type(a) is type(b) and _essence(a) == _essence(b)
-
-
-def _essence(server: ServerConfig) -> ServerConfig:
-    return replace(server, name="", disabled=False, start_timeout=None)
-
-
-def served_by(server: ServerConfig, config: Config) -> str | None:
-    """The enabled mcpmanager server that serves what this client server is, or None.
-
-    The same definition under any name, or the same name starting the same thing (command and
-    arguments, or URL): a token filled in later in mcpmanager (a VS Code `${input:…}`, an envFile)
-    leaves the same server behind a different environment or headers."""
-    enabled = [mine for mine in config.servers.values() if not mine.disabled]
-    for mine in enabled:
-        if same_definition(mine, server):
-            return mine.name
-    for mine in enabled:
-        if mine.name == server.name and type(mine) is type(server) and _target(mine) == _target(server):
-            return mine.name
-    return None
-
-
-def _target(server: ServerConfig) -> tuple[str, ...]:
-    if isinstance(server, StdioServerConfig):
-        return (server.command, *server.args)
-    return (server.transport, server.url)
-
-
-def is_bridge(server: ServerConfig) -> bool:
-    """mcpmanager's own entry: the name it installs under, or a command line that runs mcpmanager."""
-    if not isinstance(server, StdioServerConfig):
-        return False
-    if server.name == BRIDGE_NAME:
-        return True
-    program = re.split(r"[\\/]", server.command)[-1]  # a Windows path read anywhere
-    words = [program.lower(), *(arg.lower() for arg in server.args)]
-    runs_us = any(word.removesuffix(".exe") == "mcpmanager" for word in words)
-    return runs_us and any(word in ("connect", "serve") for word in words)
-
-
-def read_entries(entries: Mapping[str, Any], home: Path, layout: Layout = "mcpServers") -> dict[str, ServerConfig]:
-    """Client entries read exactly as import reads them (`reading`'s rules: scalar env values,
-    envFile…), by their key; an entry that does not read is left out. Through scratch files, one per
-    entry (the reader reads files, and renames what it cannot use). `layout`: the client's file, for
-    its own keys (Windsurf's `serverUrl`, Gemini CLI's `httpUrl`, Zed's and Cline's entries)."""
-    found: dict[str, ServerConfig] = {}
-    dialect: Layout = layout if layout in ("windsurf", "gemini", "zed", "cline") else "mcpServers"
-    section = zed.SECTION[0] if dialect == "zed" else "mcpServers"  # the scratch file's, as the client has it
-    with tempfile.TemporaryDirectory(prefix="mcpmanager-entries-") as folder:
-        for number, (name, entry) in enumerate(entries.items()):
-            path = Path(folder) / f"{number}.json"
-            path.write_text(json.dumps({section: {name: entry}}), encoding="utf-8")
-            servers = read_client_config("entry", path, dialect, home=home).servers
-            if servers:
-                found[name] = servers[0]
-    return found

@@ -188,37 +188,34 @@ class JsonText:
 
     def _comma_after(self, i: int) -> int | None:
         """The comma after a value at `i`, past whitespace and comments; None if there is none."""
-        text, n = self.text, len(self.text)
-        while i < n:
-            if text[i] in " \t\r\n":
-                i += 1
-            elif text.startswith("//", i):
-                end = text.find("\n", i)
-                i = n if end < 0 else end
-            elif text.startswith("/*", i):
-                end = text.find("*/", i + 2)
-                i = n if end < 0 else end + 2
-            else:
-                break
-        return i if i < n and text[i] == "," else None
+        at = self._past_comments(i, across_lines=True)
+        return at if at is not None and at < len(self.text) and self.text[at] == "," else None
 
     def _line_end(self, i: int) -> int | None:
         """Where the line ends (its `\r\n` or `\n`), if only spaces and comments follow `i` on it."""
+        at = self._past_comments(i, across_lines=False)
+        return at if at is not None and (at == len(self.text) or self.text.startswith(("\r\n", "\n"), at)) else None
+
+    def _past_comments(self, i: int, across_lines: bool) -> int | None:
+        """The first place from `i` that is no space or comment. Not `across_lines`: a `//` comment
+        stops it at its line's end, and a `/* */` comment over more than one line gives None."""
         text, n = self.text, len(self.text)
         while i < n:
-            if text[i] in " \t":
+            if text[i] in (" \t\r\n" if across_lines else " \t"):
                 i += 1
             elif text.startswith("//", i):
                 end = text.find("\n", i)
-                return n if end < 0 else end - (text[end - 1] == "\r")
+                if not across_lines:
+                    return n if end < 0 else end - (text[end - 1] == "\r")
+                i = n if end < 0 else end
             elif text.startswith("/*", i):
                 end = text.find("*/", i + 2)
-                if end < 0 or "\n" in text[i:end]:
+                if not across_lines and (end < 0 or "\n" in text[i:end]):
                     return None
-                i = end + 2
+                i = n if end < 0 else end + 2
             else:
                 break
-        return i if i == n or text.startswith(("\r\n", "\n"), i) else None
+        return i
 
     def _line_indent(self, i: int) -> str:
         line = self.text.rfind("\n", 0, i) + 1

@@ -1,4 +1,6 @@
-"""Where each client keeps its MCP servers, on Linux, macOS and Windows (the files may not exist).
+"""The one table of clients (`TABLE`): each client's key, label, the layout of the file it keeps its MCP
+servers in, where that file is on Linux, macOS and Windows (it may not exist), and how the file keeps a
+server off. The command line, the window, import, install and export all read it.
 
 - Claude Desktop: `claude_desktop_config.json` in `$XDG_CONFIG_HOME/Claude/` (default `~/.config`) on
   Linux, `~/Library/Application Support/Claude/` on macOS, `%APPDATA%\\Claude\\` on Windows, and for
@@ -50,6 +52,16 @@
   `$CONTINUE_GLOBAL_DIR` when set), an `mcpServers` list, and the YAML block files in
   `~/.continue/mcpServers/`, read only (`continue_yaml.py`; https://docs.continue.dev/customize/deep-dives/mcp).
 
+- GitHub Copilot CLI: `~/.copilot/mcp-config.json` everywhere, `$COPILOT_HOME/mcp-config.json` when
+  that is set (its folder: github/copilot-cli#3000); `XDG_CONFIG_HOME` is not followed (the how-to
+  page says it changes the location without saying to where; github/docs#40682 found it did not). An
+  `mcpServers` object of typed entries with `tools`
+  (https://docs.github.com/en/copilot/how-tos/copilot-cli/customize-copilot/add-mcp-servers,
+  https://docs.github.com/en/copilot/reference/copilot-cli-reference/cli-config-dir-reference).
+- OpenCode: `opencode.json` (or `opencode.jsonc`) in `$XDG_CONFIG_HOME/opencode/` (default
+  `~/.config/opencode/`) on every platform, and the file `OPENCODE_CONFIG` names; its `mcp` object
+  (`opencode.py`; https://opencode.ai/docs/config, https://opencode.ai/docs/mcp-servers).
+
 `home` is the user's home folder; the environment is passed in, so every platform is tested anywhere.
 """
 
@@ -58,7 +70,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -66,34 +78,65 @@ from typing import Literal
 # How a file keeps its servers: `mcpServers` (Claude Desktop, Cursor), VS Code's mcp.json and settings.json,
 # Claude Code's user and project scopes, Windsurf's and Gemini CLI's `mcpServers` (their own remote-URL keys),
 # Codex's TOML `[mcp_servers.NAME]` tables, Zed's `context_servers` (`zed.py`), Cline's `mcpServers` (`cline.py`),
-# Goose's YAML `extensions`, Continue's YAML `mcpServers` list in config.yaml and in its block files (read only).
-_YAML = Literal["goose", "continue", "continue-block"]
+# Goose's YAML `extensions`, Continue's YAML `mcpServers` list in config.yaml and in its block files (read only),
+# Copilot CLI's `mcpServers` (typed entries with a tool list), OpenCode's `mcp` (a command as one list, `opencode.py`).
 Layout = Literal[
-    "mcpServers", "vscode", "vscode-settings", "claude-code", "windsurf", "gemini", "codex", "zed", "cline", _YAML
+    "mcpServers",
+    "vscode",
+    "vscode-settings",
+    "claude-code",
+    "windsurf",
+    "gemini",
+    "codex",
+    "zed",
+    "cline",
+    "goose",
+    "continue",
+    "continue-block",
+    "copilot",
+    "opencode",
 ]
 
 
-CLIENTS = {
-    "claude-desktop": "Claude Desktop",
-    "cursor": "Cursor",
-    "vscode": "VS Code",
-    "vscode-insiders": "VS Code Insiders",
-    "claude-code": "Claude Code",
-    "windsurf": "Windsurf",
-    "gemini-cli": "Gemini CLI",
-    "codex": "Codex",
-    "zed": "Zed",
-    "cline": "Cline",
-    "lm-studio": "LM Studio",
-    "goose": "Goose",
-    "continue": "Continue",
-}
+@dataclass(frozen=True)
+class Folders:
+    """The folders a client's place is worked out from: the home folder, the platform, the environment."""
+
+    home: Path
+    platform: str
+    env: Mapping[str, str]
+
+    def path(self, key: str) -> Path | None:
+        return _env_path(self.env, key)
+
+    @property
+    def config_home(self) -> Path:
+        """`$XDG_CONFIG_HOME`, else `~/.config` (read on macOS too by the clients that follow XDG)."""
+        return self.path("XDG_CONFIG_HOME") or self.home / ".config"
+
+    @property
+    def app_data(self) -> Path:
+        """Where desktop apps keep their settings: `%APPDATA%`, `~/Library/Application Support`, or XDG."""
+        if self.platform == "win32":
+            return self.path("APPDATA") or self.home / "AppData" / "Roaming"
+        if self.platform == "darwin":
+            return self.home / "Library" / "Application Support"
+        return self.config_home
 
 
-def client_names(joiner: str = "or") -> str:
-    """The clients by name, for a sentence: "Claude Desktop, Cursor, … or Codex" (VS Code once)."""
-    names = list(dict.fromkeys(label for key, label in CLIENTS.items() if key != "vscode-insiders"))
-    return f"{', '.join(names[:-1])} {joiner} {names[-1]}"
+Place = tuple[str, Path, Layout]  # what tells it apart in its label ("" for none), the file, its layout
+
+
+@dataclass(frozen=True)
+class Client:
+    """One row of the table."""
+
+    key: str  # as the command line takes it: `--client KEY`
+    label: str  # for people
+    layout: Layout  # the layout of the file install and export write
+    places: Callable[[Folders], list[Place]]
+    switch: str | None = None  # how its file keeps a server off (its own switch); None: none it honours
+    in_sentence: bool = True  # named in `client_names` (VS Code Insiders is VS Code there)
 
 
 @dataclass(frozen=True)
@@ -106,84 +149,163 @@ class Location:
     layout: Layout
 
 
-def client_locations(home: Path, platform: str = sys.platform, env: Mapping[str, str] = os.environ) -> list[Location]:
-    """Every place a client's config may be on `platform`, existing or not."""
-    found: list[Location] = []
-    if platform == "win32":
-        appdata = _env_path(env, "APPDATA") or home / "AppData" / "Roaming"
-        local = _env_path(env, "LOCALAPPDATA") or home / "AppData" / "Local"
-        claude, code_base = [appdata / "Claude"], appdata
-        # The Store (MSIX) build reads a virtualised copy; the package suffix is the publisher's hash.
-        packages = local / "Packages"
-        if packages.is_dir():
-            claude += sorted(p / "LocalCache" / "Roaming" / "Claude" for p in packages.glob("Claude_*"))
-    elif platform == "darwin":
-        support = home / "Library" / "Application Support"
-        claude, code_base = [support / "Claude"], support
-    else:
-        config_home = _env_path(env, "XDG_CONFIG_HOME") or home / ".config"
-        claude, code_base = [config_home / "Claude"], config_home
-    for i, folder in enumerate(claude):
-        label = CLIENTS["claude-desktop"] + (" (Microsoft Store)" if i else "")
-        found.append(Location("claude-desktop", label, folder / "claude_desktop_config.json", "mcpServers"))
-    found.append(Location("cursor", CLIENTS["cursor"], home / ".cursor" / "mcp.json", "mcpServers"))
-    for client, app in (("vscode", "Code"), ("vscode-insiders", "Code - Insiders")):
-        user = code_base / app / "User"
-        found.append(Location(client, CLIENTS[client], user / "mcp.json", "vscode"))
-        found.append(Location(client, f"{CLIENTS[client]} (settings.json)", user / "settings.json", "vscode-settings"))
-    claude_code = _env_path(env, "CLAUDE_CONFIG_DIR") or home
-    found.append(Location("claude-code", CLIENTS["claude-code"], claude_code / ".claude.json", "claude-code"))
-    windsurf = home / ".codeium" / "windsurf" / "mcp_config.json"
-    found.append(Location("windsurf", CLIENTS["windsurf"], windsurf, "windsurf"))
-    gemini = (_env_path(env, "GEMINI_CLI_HOME") or home) / ".gemini" / "settings.json"
-    found.append(Location("gemini-cli", CLIENTS["gemini-cli"], gemini, "gemini"))
-    codex = (_env_path(env, "CODEX_HOME") or home / ".codex") / "config.toml"
-    found.append(Location("codex", CLIENTS["codex"], codex, "codex"))
-    zed_base = home / ".config" if platform == "darwin" else code_base  # macOS too: Zed's config_dir
-    zed = code_base / "Zed" if platform == "win32" else zed_base / "zed"
-    found.append(Location("zed", CLIENTS["zed"], zed / "settings.json", "zed"))
-    found.append(Location("cline", CLIENTS["cline"], _cline_settings(home, env), "cline"))
-    for app, host in (("Code", "VS Code"), ("Code - Insiders", "VS Code Insiders")):  # Cline's earlier place
-        storage = code_base / app / "User" / "globalStorage" / "saoudrizwan.claude-dev" / "settings"
-        found.append(Location("cline", f"{CLIENTS['cline']} ({host})", storage / "cline_mcp_settings.json", "cline"))
-    found.append(Location("lm-studio", CLIENTS["lm-studio"], _lm_studio_home(home) / "mcp.json", "mcpServers"))
-    goose_root = _env_path(env, "GOOSE_PATH_ROOT")
-    if goose_root is not None:
-        goose = goose_root / "config"
-    elif platform == "win32":
-        goose = code_base / "Block" / "goose" / "config"  # %APPDATA%: Goose's app strategy on Windows
-    else:
-        goose = (_env_path(env, "XDG_CONFIG_HOME") or home / ".config") / "goose"  # XDG on macOS too
-    found.append(Location("goose", CLIENTS["goose"], goose / "config.yaml", "goose"))
-    continue_home = _env_path(env, "CONTINUE_GLOBAL_DIR") or home / ".continue"
-    found.append(Location("continue", CLIENTS["continue"], continue_home / "config.yaml", "continue"))
-    blocks = continue_home / "mcpServers"  # each block file Continue loads: read, never written
-    for block in sorted(blocks.glob("*.y*ml")) if blocks.is_dir() else []:
-        if block.suffix in (".yaml", ".yml"):
-            label = f"{CLIENTS['continue']} (mcpServers/{block.name})"
-            found.append(Location("continue", label, block, "continue-block"))
+def _claude_desktop(f: Folders) -> list[Place]:
+    found: list[Place] = [("", f.app_data / "Claude" / "claude_desktop_config.json", "mcpServers")]
+    packages = (f.path("LOCALAPPDATA") or f.home / "AppData" / "Local") / "Packages"
+    if f.platform == "win32" and packages.is_dir():  # the Store (MSIX) build reads a virtualised copy
+        for folder in sorted(p / "LocalCache" / "Roaming" / "Claude" for p in packages.glob("Claude_*")):
+            found.append(("Microsoft Store", folder / "claude_desktop_config.json", "mcpServers"))
     return found
 
 
-def _cline_settings(home: Path, env: Mapping[str, str]) -> Path:
+def _vscode(app: str) -> Callable[[Folders], list[Place]]:
+    def places(f: Folders) -> list[Place]:
+        user = f.app_data / app / "User"
+        return [("", user / "mcp.json", "vscode"), ("settings.json", user / "settings.json", "vscode-settings")]
+
+    return places
+
+
+def _zed(f: Folders) -> list[Place]:
+    if f.platform == "win32":
+        folder = f.app_data / "Zed"
+    else:  # macOS too: Zed's config_dir is ~/.config/zed there, not Library
+        folder = (f.home / ".config" if f.platform == "darwin" else f.app_data) / "zed"
+    return [("", folder / "settings.json", "zed")]
+
+
+def _cline(f: Folders) -> list[Place]:
     """Cline's file, as its own path resolution has it: `CLINE_MCP_SETTINGS_PATH`, else
-    `$CLINE_DATA_DIR/settings/`, else `$CLINE_DIR/data/settings/`, else `~/.cline/data/settings/`."""
-    explicit = _env_path(env, "CLINE_MCP_SETTINGS_PATH")
-    if explicit is not None:
-        return explicit
-    data = _env_path(env, "CLINE_DATA_DIR") or (_env_path(env, "CLINE_DIR") or home / ".cline") / "data"
-    return data / "settings" / "cline_mcp_settings.json"
+    `$CLINE_DATA_DIR/settings/`, else `$CLINE_DIR/data/settings/`, else `~/.cline/data/settings/`;
+    then where the extension kept it before, in VS Code's (and Insiders') global storage."""
+    data = f.path("CLINE_DATA_DIR") or (f.path("CLINE_DIR") or f.home / ".cline") / "data"
+    main = f.path("CLINE_MCP_SETTINGS_PATH") or data / "settings" / "cline_mcp_settings.json"
+    found: list[Place] = [("", main, "cline")]
+    for app, host in (("Code", "VS Code"), ("Code - Insiders", "VS Code Insiders")):
+        storage = f.app_data / app / "User" / "globalStorage" / "saoudrizwan.claude-dev" / "settings"
+        found.append((host, storage / "cline_mcp_settings.json", "cline"))
+    return found
 
 
-def _lm_studio_home(home: Path) -> Path:
+def _lm_studio(f: Folders) -> list[Place]:
     """LM Studio's folder: `~/.lmstudio`, or the folder `~/.lmstudio-home-pointer` names (LM Studio
     writes it; it points at `~/.cache/lm-studio` on older installs, or wherever the user moved it)."""
     try:
-        pointed = (home / ".lmstudio-home-pointer").read_text(encoding="utf-8-sig").strip()
+        pointed = (f.home / ".lmstudio-home-pointer").read_text(encoding="utf-8-sig").strip()
     except (OSError, UnicodeDecodeError):
         pointed = ""
     absolute = pointed and (Path(pointed).is_absolute() or re.match(r"[A-Za-z]:[\\/]", pointed))
-    return Path(pointed) if absolute else home / ".lmstudio"
+    return [("", (Path(pointed) if absolute else f.home / ".lmstudio") / "mcp.json", "mcpServers")]
+
+
+def _goose(f: Folders) -> list[Place]:
+    root = f.path("GOOSE_PATH_ROOT")
+    if root is not None:
+        folder = root / "config"
+    elif f.platform == "win32":
+        folder = f.app_data / "Block" / "goose" / "config"  # %APPDATA%: Goose's app strategy on Windows
+    else:
+        folder = f.config_home / "goose"  # XDG on macOS too
+    return [("", folder / "config.yaml", "goose")]
+
+
+def _continue(f: Folders) -> list[Place]:
+    folder = f.path("CONTINUE_GLOBAL_DIR") or f.home / ".continue"
+    found: list[Place] = [("", folder / "config.yaml", "continue")]
+    blocks = folder / "mcpServers"  # each block file Continue loads: read, never written
+    for block in sorted(blocks.glob("*.y*ml")) if blocks.is_dir() else []:
+        if block.suffix in (".yaml", ".yml"):
+            found.append((f"mcpServers/{block.name}", block, "continue-block"))
+    return found
+
+
+def _opencode(f: Folders) -> list[Place]:
+    """OpenCode's global file, `opencode.json` (or `opencode.jsonc` when only that one is there) in
+    `$XDG_CONFIG_HOME/opencode/`, `~/.config/opencode/` on every platform; and the file
+    `OPENCODE_CONFIG` names, a layer OpenCode reads after it."""
+    folder = f.config_home / "opencode"
+    name = (
+        "opencode.jsonc" if (folder / "opencode.jsonc").is_file() and not (folder / "opencode.json").is_file() else ""
+    )
+    found: list[Place] = [("", folder / (name or "opencode.json"), "opencode")]
+    custom = f.path("OPENCODE_CONFIG")
+    if custom is not None:
+        found.append(("OPENCODE_CONFIG", custom, "opencode"))
+    return found
+
+
+def _one(layout: Layout, where: Callable[[Folders], Path]) -> Callable[[Folders], list[Place]]:
+    return lambda f: [("", where(f), layout)]
+
+
+TABLE: tuple[Client, ...] = (
+    Client("claude-desktop", "Claude Desktop", "mcpServers", _claude_desktop),
+    Client("cursor", "Cursor", "mcpServers", _one("mcpServers", lambda f: f.home / ".cursor" / "mcp.json")),
+    Client("vscode", "VS Code", "vscode", _vscode("Code")),
+    Client("vscode-insiders", "VS Code Insiders", "vscode", _vscode("Code - Insiders"), in_sentence=False),
+    Client(
+        "claude-code",
+        "Claude Code",
+        "claude-code",
+        _one("claude-code", lambda f: (f.path("CLAUDE_CONFIG_DIR") or f.home) / ".claude.json"),
+    ),
+    Client(
+        "windsurf",
+        "Windsurf",
+        "windsurf",
+        _one("windsurf", lambda f: f.home / ".codeium" / "windsurf" / "mcp_config.json"),
+        switch='"disabled": true',
+    ),
+    Client(
+        "gemini-cli",
+        "Gemini CLI",
+        "gemini",
+        _one("gemini", lambda f: (f.path("GEMINI_CLI_HOME") or f.home) / ".gemini" / "settings.json"),
+    ),
+    Client(
+        "codex",
+        "Codex",
+        "codex",
+        _one("codex", lambda f: (f.path("CODEX_HOME") or f.home / ".codex") / "config.toml"),
+        switch="enabled = false",
+    ),
+    Client("zed", "Zed", "zed", _zed, switch='"enabled": false'),
+    Client("cline", "Cline", "cline", _cline, switch='"disabled": true'),
+    Client("lm-studio", "LM Studio", "mcpServers", _lm_studio),
+    Client("goose", "Goose", "goose", _goose, switch="enabled: false"),
+    Client("continue", "Continue", "continue", _continue),
+    Client(
+        "copilot-cli",
+        "GitHub Copilot CLI",
+        "copilot",
+        _one("copilot", lambda f: (f.path("COPILOT_HOME") or f.home / ".copilot") / "mcp-config.json"),
+    ),
+    Client("opencode", "OpenCode", "opencode", _opencode, switch='"enabled": false (or "disabled": true)'),
+)
+BY_KEY: dict[str, Client] = {client.key: client for client in TABLE}
+CLIENTS: dict[str, str] = {client.key: client.label for client in TABLE}  # key → label
+
+
+def client_names(joiner: str = "or") -> str:
+    """The clients by name, for a sentence: "Claude Desktop, Cursor, … or Codex" (VS Code once)."""
+    names = [client.label for client in TABLE if client.in_sentence]
+    return f"{', '.join(names[:-1])} {joiner} {names[-1]}"
+
+
+def client_keys(joiner: str = "or") -> str:
+    """The keys the command line takes, for its help: "claude-desktop, cursor, … or continue"."""
+    keys = [client.key for client in TABLE]
+    return f"{', '.join(keys[:-1])} {joiner} {keys[-1]}"
+
+
+def client_locations(home: Path, platform: str = sys.platform, env: Mapping[str, str] = os.environ) -> list[Location]:
+    """Every place a client's config may be on `platform`, existing or not, in the table's order."""
+    folders = Folders(home, platform, env)
+    return [
+        Location(client.key, f"{client.label} ({qualifier})" if qualifier else client.label, path, layout)
+        for client in TABLE
+        for qualifier, path, layout in client.places(folders)
+    ]
 
 
 def _env_path(env: Mapping[str, str], key: str) -> Path | None:

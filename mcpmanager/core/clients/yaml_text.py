@@ -76,6 +76,40 @@ def load(text: str, path: Path) -> tuple[Any, Node | None]:
         raise YamlError(f"{path}: invalid YAML: nested too deeply") from None
 
 
+def document(text: str | None, path: Path, section: str, kind: type, what: str) -> tuple[Any, Node | None]:
+    """A client file's value and root node, for install and export; InstallError naming the place
+    when it does not read, is not a mapping, or its `section` is not of `kind` (`what` says which)."""
+    try:
+        doc, root = load(text or "", path)
+    except YamlError as exc:
+        raise InstallError(f"{exc}; not changed") from None
+    if doc is not None and not isinstance(doc, dict):
+        raise InstallError(f"{path}: expected a mapping at the top level; not changed")
+    value = doc.get(section) if isinstance(doc, dict) else None
+    if value is not None and not isinstance(value, kind):
+        raise InstallError(f"{path}: {section}: expected {what}; not changed")
+    return doc, root
+
+
+def section_to_read(
+    text: str, path: Path, section: str, kind: type, what: str
+) -> tuple[Any, tuple[ScalarNode, Node] | None, list[str]]:
+    """For import: a client file's `section` (None when it has none), its key's and value's nodes,
+    and the problem when the file does not read or the section is not of `kind` (`what` says which)."""
+    try:
+        doc, root = load(text, path)
+    except YamlError as exc:
+        return None, None, [str(exc)]
+    if doc is not None and not isinstance(doc, dict):
+        return None, None, [f"{path}: expected a mapping at the top level, got {type(doc).__name__}"]
+    value = doc.get(section) if isinstance(doc, dict) else None
+    nodes = pairs(root).get(section)
+    if value is not None and not isinstance(value, kind):
+        where = f"{path}:{position(nodes[0])}" if nodes else str(path)
+        return None, None, [f"{where}: {section}: expected {what}, got {type(value).__name__}"]
+    return value, nodes, []
+
+
 def reads_as(out: str, path: Path, expected: Any, refusal: str) -> str:
     """`out` when it reads as `expected` (a text edit changed only what it meant to), else
     InstallError(`refusal`): every YAML edit is parsed again before anything is written."""

@@ -17,6 +17,7 @@ from typing import Any
 import anyio
 import pytest
 
+from mcpmanager.core.clients import codex_toml
 from mcpmanager.core.clients.backups import apply_change, list_backups
 from mcpmanager.core.clients.change import Change
 from mcpmanager.core.clients.codex_toml import OFF_LINE
@@ -362,3 +363,43 @@ def test_a_server_codex_has_turned_off_is_not_turned_off_again(tmp_path: Path) -
     change = plan_install(target, COMMAND, config=config, disable_served=True)
     assert change.moved == () and OFF_LINE.encode() not in (change.after or b"")
     assert inspect(target, config, home).served == ()
+
+
+NESTED = """[mcp_servers.a]
+command = "uvx"
+matrix = [
+  ["nested"],  # a line starting with [ inside a value
+  '''[multi
+[line]''',
+]
+enabled = true
+
+[mcp_servers.b]
+command = "npx"
+args = [
+  ["nested"],
+]
+"""
+
+
+def test_a_nested_array_line_does_not_end_a_table() -> None:
+    found = [(parts, start, end) for parts, start, end in codex_toml.tables(NESTED)]
+    assert found == [(["mcp_servers", "a"], 0, 9), (["mcp_servers", "b"], 9, 14)]
+
+
+def test_the_enabled_line_after_a_nested_array_is_replaced(tmp_path: Path) -> None:
+    """Before, the `  ["nested"],` line ended `[mcp_servers.a]`: install missed its `enabled` line and,
+    writing a second one, refused (the re-parse check); now the line is replaced and undo restores it."""
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    path = home / RELATIVE
+    path.write_text(NESTED)
+    config_path = tmp_path / "config.json"
+    config_path.write_text(json.dumps({"mcpServers": {"a": {"command": "uvx"}}}))
+    [target] = install_targets("codex", home, "linux", {})
+    change = plan_install(target, COMMAND, config=load_config(config_path), disable_served=True)
+    assert change.moved == ("a",)
+    apply_change(change)
+    assert path.read_text().count("enabled") == 1 and toml(path.read_bytes())["mcp_servers"]["a"]["enabled"] is False
+    apply_change(plan_undo(target))
+    assert path.read_text() == NESTED

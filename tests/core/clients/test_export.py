@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 import yaml
 
-from mcpmanager.core.clients import yaml_install
 from mcpmanager.core.clients.backups import apply_change
 from mcpmanager.core.clients.change import Target
 from mcpmanager.core.clients.errors import InstallError
@@ -282,7 +281,7 @@ def test_every_client_has_a_writer_and_the_bridge_is_written_as_install_writes_i
     for client, layout in layouts.items():
         assert WRITERS[client].entry(bridge) == bridge_entry(layout, command), client  # type: ignore[arg-type]
     for client in ("goose", "continue"):  # install's YAML entry; Goose's has a description of its own
-        theirs = yaml_install.bridge_entry(client, command, None)
+        theirs = bridge_entry(client, command, None)  # type: ignore[arg-type]
         assert WRITERS[client].entry(bridge) == {**theirs, **({"description": ""} if client == "goose" else {})}
 
 

@@ -445,16 +445,38 @@ def test_a_file_changed_after_the_preview_is_not_written(tmp_path: Path) -> None
 
 
 def test_backups_in_one_second_are_numbered_and_the_newest_is_undone_first(tmp_path: Path) -> None:
-    from datetime import datetime
+    from datetime import UTC, datetime
 
     _, target = target_in(tmp_path, "linux", "cursor", ".cursor/mcp.json")
-    now = datetime(2026, 11, 5, 12, 0, 0)
+    now = datetime(2026, 11, 5, 12, 0, 0, tzinfo=UTC)
     first = apply_change(plan_install(target, COMMAND), now)
     second = apply_change(plan_install(target, COMMAND, "direct"), now)
-    assert first is not None and first.name == "mcp.json.mcpmanager-20261105-120000.bak"
-    assert second is not None and second.name == "mcp.json.mcpmanager-20261105-120000-2.bak"
+    assert first is not None and first.name == "mcp.json.mcpmanager-20261105-120000Z.bak"  # UTC, as export's
+    assert second is not None and second.name == "mcp.json.mcpmanager-20261105-120000Z-2.bak"
     assert list_backups(target.path) == [second, first]
     assert plan_undo(target).restore == second
+
+
+def test_a_backup_named_in_local_time_before_is_still_undone_in_its_turn(tmp_path: Path) -> None:
+    """Install named its backups in local time before (no `Z`): undo still finds one, ordered by
+    the instant it names among the UTC ones, and restores it."""
+    from datetime import UTC, datetime, timedelta
+
+    _, target = target_in(tmp_path, "linux", "cursor", ".cursor/mcp.json")
+    original = target.path.read_bytes()
+    apply_change(plan_install(target, COMMAND), datetime(2026, 11, 5, 12, 0, 0, tzinfo=UTC))
+    [utc] = list_backups(target.path)
+    local = datetime(2026, 11, 5, 12, 0, 0, tzinfo=UTC).astimezone() - timedelta(hours=1)  # an hour earlier
+    old = utc.with_name(f"mcp.json.mcpmanager-{local:%Y%m%d-%H%M%S}.bak")
+    utc.rename(old)
+    later = datetime(2026, 11, 5, 12, 30, 0, tzinfo=UTC)
+    newer = apply_change(plan_install(target, COMMAND, "direct"), later)
+    assert list_backups(target.path) == [newer, old]
+    apply_change(plan_undo(target))
+    undo = plan_undo(target)
+    assert undo.exact and undo.restore == old
+    apply_change(undo)
+    assert target.path.read_bytes() == original and list_backups(target.path) == []
 
 
 def test_a_symlinked_file_is_written_through_the_link(tmp_path: Path) -> None:

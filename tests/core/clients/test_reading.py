@@ -163,6 +163,8 @@ def test_every_location_is_listed_even_when_absent(tmp_path: Path) -> None:
         ("lm-studio", ".lmstudio/mcp.json", "mcpServers"),
         ("goose", ".config/goose/config.yaml", "goose"),
         ("continue", ".continue/config.yaml", "continue"),
+        ("copilot-cli", ".copilot/mcp-config.json", "copilot"),
+        ("opencode", ".config/opencode/opencode.json", "opencode"),
     ]
 
 
