@@ -99,12 +99,8 @@ def read_servers(text: str, path: Path) -> tuple[list[ServerConfig], list[str]]:
 def entries(text: str, path: Path) -> list[tuple[str, ServerConfig]]:
     """The servers in file order, each with its `name` as written (as read for import)."""
     doc, _ = document(text, path)
-    found = []
-    for number, entry in enumerate(_section(doc)):
-        server = _server(number, entry, "", [])
-        if server is not None:
-            found.append((server.name, server))
-    return found
+    servers = (_server(number, entry, "", []) for number, entry in enumerate(_section(doc)))
+    return [(server.name, server) for server in servers if server is not None]
 
 
 def _server(number: int, entry: Any, where: str, problems: list[str]) -> ServerConfig | None:
