@@ -29,6 +29,9 @@ DIALECTS: dict[Layout, Dialect] = {
 }
 
 
+READ_ONLY: frozenset[Layout] = frozenset({"vscode-settings", "continue-block"})  # files install never writes
+
+
 def dialect_of(layout: Layout) -> Dialect:
     """The layout's dialect (VS Code's settings.json and Continue's block files are only read: install
     never writes them)."""

@@ -138,6 +138,8 @@ class Client:
     writer: str  # the shape of the entries export writes (`export_entries.SHAPES`), by name: read lazily
     switch: str | None = None  # how its file keeps a server off (its own switch); None: none it honours
     in_sentence: bool = True  # named in `client_names` (VS Code Insiders is VS Code there)
+    # A file in the home folder itself: the folder of the home that says the client ran (the home exists anyway).
+    ran_folder: str | None = None
 
 
 @dataclass(frozen=True)
@@ -250,6 +252,7 @@ TABLE: tuple[Client, ...] = (
         "claude-code",
         _one("claude-code", lambda f: (f.path("CLAUDE_CONFIG_DIR") or f.home) / ".claude.json"),
         "typed-env",
+        ran_folder=".claude",
     ),
     Client(
         "windsurf",
