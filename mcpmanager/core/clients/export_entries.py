@@ -1,5 +1,6 @@
 """One mcpmanager server as an entry in a client's own format: the writers `mcpmanager export` uses,
-one per client, in one table (`WRITERS`). A new client plugs in by adding its writer here.
+one per shape of entry (`SHAPES`); each row of the clients' table names its shape (`Client.writer`),
+so a new client whose entries are shaped like another's is its row alone (`WRITERS`: by client key).
 
 Each writer is the inverse of how `reading` (and `codex_toml`) reads that client's entries, so an
 exported file imported back gives the same servers. What a client cannot hold is refused with one
@@ -47,12 +48,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpmanager.core.clients import continue_yaml, goose, opencode
-from mcpmanager.core.clients.locations import BY_KEY, CLIENTS
+from mcpmanager.core.clients.locations import CLIENTS, TABLE, Client
 from mcpmanager.core.config.servers import HttpServerConfig, ServerConfig, StdioServerConfig
 
 
 class Unsupported(Exception):
     """The client's file cannot hold this server as it is; str() says why, in one line."""
+
+
+Entry = Callable[[ServerConfig, str], dict[str, Any]]  # a server as an entry; the client's label for refusals
+
+
+@dataclass(frozen=True)
+class Shape:
+    """One shape of entry: how a server is written, and the names the clients of that shape accept."""
+
+    entry: Entry
+    name_pattern: re.Pattern[str] | None = None  # names the client accepts; None: any
 
 
 @dataclass(frozen=True)
@@ -92,53 +104,58 @@ def _off(entry: dict[str, Any], server: ServerConfig) -> dict[str, Any]:
     return {**entry, "disabled": True} if server.disabled else entry
 
 
-def _claude_desktop(server: ServerConfig) -> dict[str, Any]:
+def _local_only(server: ServerConfig, label: str) -> dict[str, Any]:
+    """Claude Desktop: local servers in its file, remote ones as connectors."""
     if isinstance(server, HttpServerConfig):
         raise Unsupported(
-            "a remote server: Claude Desktop reads only local (stdio) servers from its file "
-            "(add it in Claude Desktop's Settings, Connectors)"
+            f"a remote server: {label} reads only local (stdio) servers from its file "
+            f"(add it in {label}'s Settings, Connectors)"
         )
-    return _stdio(server, CLIENTS["claude-desktop"])
+    return _stdio(server, label)
 
 
-def _cursor(server: ServerConfig) -> dict[str, Any]:
+def _url(server: ServerConfig, label: str) -> dict[str, Any]:
     if isinstance(server, StdioServerConfig):
-        return _stdio(server, CLIENTS["cursor"])
+        return _stdio(server, label)
     # Cursor finds the transport itself; "sse" says which, for mcpmanager's import and any reader.
     return _headers(server, {"url": server.url} | ({"type": "sse"} if server.transport == "sse" else {}))
 
 
-def _typed(label: str) -> Callable[[ServerConfig], dict[str, Any]]:
-    """VS Code and Claude Code: every entry says its `type`."""
+def _typed(*, env: bool = False) -> Entry:
+    """VS Code and Claude Code: every entry says its `type` (Claude Code's stdio entry has `env`, as
+    `claude mcp add` writes it)."""
 
-    def write(server: ServerConfig) -> dict[str, Any]:
+    def write(server: ServerConfig, label: str) -> dict[str, Any]:
         if isinstance(server, StdioServerConfig):
             entry = _stdio(server, label, typed=True)
-            return entry if label != CLIENTS["claude-code"] else {**entry, "env": entry.get("env", {})}
+            return {**entry, "env": entry.get("env", {})} if env else entry
         return _headers(server, {"type": server.transport, "url": server.url})
 
     return write
 
 
-def _windsurf(server: ServerConfig) -> dict[str, Any]:
+def _server_url(server: ServerConfig, label: str) -> dict[str, Any]:
+    """Windsurf: `serverUrl` for a remote server, `"disabled": true` for one off."""
     if isinstance(server, StdioServerConfig):
-        return _off(_stdio(server, CLIENTS["windsurf"]), server)
+        return _off(_stdio(server, label), server)
     entry = {"serverUrl": server.url} | ({"type": "sse"} if server.transport == "sse" else {})
     return _off(_headers(server, entry), server)
 
 
-def _gemini(server: ServerConfig) -> dict[str, Any]:
+def _http_url(server: ServerConfig, label: str) -> dict[str, Any]:
+    """Gemini CLI: `httpUrl` for Streamable HTTP, `url` for SSE, and `cwd`."""
     if isinstance(server, StdioServerConfig):
-        return _stdio(server, CLIENTS["gemini-cli"], cwd=True)
+        return _stdio(server, label, cwd=True)
     key = "httpUrl" if server.transport == "http" else "url"  # url alone is SSE in its documentation
     return _headers(server, {key: server.url})
 
 
-def _codex(server: ServerConfig) -> dict[str, Any]:
+def _toml_table(server: ServerConfig, label: str) -> dict[str, Any]:
+    """Codex: a `[mcp_servers.NAME]` table (`http_headers`, `startup_timeout_sec`, `enabled`)."""
     if isinstance(server, StdioServerConfig):
-        entry = _stdio(server, CLIENTS["codex"], cwd=True)
+        entry = _stdio(server, label, cwd=True)
     elif server.transport != "http":
-        raise Unsupported("an SSE server: Codex reaches remote servers over Streamable HTTP only")
+        raise Unsupported(f"an SSE server: {label} reaches remote servers over Streamable HTTP only")
     else:
         entry = _headers(server, {"url": server.url}, "http_headers")
     if server.start_timeout is not None:
@@ -148,79 +165,92 @@ def _codex(server: ServerConfig) -> dict[str, Any]:
     return entry
 
 
-def _zed(server: ServerConfig) -> dict[str, Any]:
+def _context_server(server: ServerConfig, label: str) -> dict[str, Any]:
+    """Zed: `env` always, as its documentation writes it; `"enabled": false` for one off."""
     if isinstance(server, StdioServerConfig):
-        entry = {**_stdio(server, CLIENTS["zed"]), "env": dict(server.env)}  # as Zed's documentation writes it
+        entry = {**_stdio(server, label), "env": dict(server.env)}
     elif server.transport != "http":
-        raise Unsupported("an SSE server: Zed's file gives a remote server by its url, over Streamable HTTP only")
+        raise Unsupported(f"an SSE server: {label}'s file gives a remote server by its url, over Streamable HTTP only")
     else:
         entry = _headers(server, {"url": server.url})
     return {**entry, "enabled": False} if server.disabled else entry
 
 
-def _cline(server: ServerConfig) -> dict[str, Any]:
+def _transport_typed(server: ServerConfig, label: str) -> dict[str, Any]:
+    """Cline: a remote entry's `type` streamableHttp or sse, `cwd`, `"disabled": true` for one off."""
     if isinstance(server, StdioServerConfig):
-        return _off(_stdio(server, CLIENTS["cline"], cwd=True), server)
+        return _off(_stdio(server, label, cwd=True), server)
     kind = "streamableHttp" if server.transport == "http" else "sse"  # a url without a type is SSE in Cline
     return _off(_headers(server, {"type": kind, "url": server.url}), server)
 
 
-def _lm_studio(server: ServerConfig) -> dict[str, Any]:
+def _http_only(server: ServerConfig, label: str) -> dict[str, Any]:
+    """LM Studio: Cursor's notation, a remote server by its url over Streamable HTTP only."""
     if isinstance(server, StdioServerConfig):
-        return _stdio(server, CLIENTS["lm-studio"])
+        return _stdio(server, label)
     if server.transport != "http":
-        raise Unsupported("an SSE server: LM Studio's file gives a remote server by its url (Streamable HTTP)")
+        raise Unsupported(f"an SSE server: {label}'s file gives a remote server by its url (Streamable HTTP)")
     return _headers(server, {"url": server.url})
 
 
-def _copilot(server: ServerConfig) -> dict[str, Any]:
+def _typed_tools(server: ServerConfig, label: str) -> dict[str, Any]:
     """Copilot CLI: a typed entry (stdio, http, sse) with the tools it may use: all of them."""
     if isinstance(server, StdioServerConfig):
-        return {**_stdio(server, CLIENTS["copilot-cli"], typed=True), "tools": ["*"]}
+        return {**_stdio(server, label, typed=True), "tools": ["*"]}
     return {**_headers(server, {"type": server.transport, "url": server.url}), "tools": ["*"]}
 
 
-def _opencode(server: ServerConfig) -> dict[str, Any]:
+def _local_remote(server: ServerConfig, label: str) -> dict[str, Any]:
     try:
         return opencode.entry_of(server)  # in the file's own form: the dialect's `shape`
     except opencode.Unwritable as exc:
         raise Unsupported(str(exc)) from None
 
 
-def _goose(server: ServerConfig) -> dict[str, Any]:
+def _extension(server: ServerConfig, label: str) -> dict[str, Any]:
     if isinstance(server, StdioServerConfig) and server.cwd is not None:
-        raise Unsupported(f"it runs in {server.cwd} (cwd), and Goose has no setting for an extension's folder")
+        raise Unsupported(f"it runs in {server.cwd} (cwd), and {label} has no setting for an extension's folder")
     try:
         return goose.extension_of(server)
     except goose.UnsupportedServer:
-        raise Unsupported("an SSE server: Goose starts remote extensions over Streamable HTTP only") from None
+        raise Unsupported(f"an SSE server: {label} starts remote extensions over Streamable HTTP only") from None
+
+
+def _list_item(server: ServerConfig, label: str) -> dict[str, Any]:
+    return continue_yaml.item_of(server)
 
 
 # The names `codex mcp add` takes ("use letters, numbers, '-', '_'", openai/codex codex-rs/cli mcp_cmd.rs).
-_CODEX_NAME = re.compile(r"[A-Za-z0-9_-]+")
+_TOML_NAME = re.compile(r"[A-Za-z0-9_-]+")
 
-_ENTRIES: dict[str, Callable[[ServerConfig], dict[str, Any]]] = {
-    "claude-desktop": _claude_desktop,
-    "cursor": _cursor,
-    "vscode": _typed(CLIENTS["vscode"]),
-    "vscode-insiders": _typed(CLIENTS["vscode-insiders"]),
-    "claude-code": _typed(CLIENTS["claude-code"]),
-    "windsurf": _windsurf,
-    "gemini-cli": _gemini,
-    "codex": _codex,
-    "zed": _zed,
-    "cline": _cline,
-    "lm-studio": _lm_studio,
-    "goose": _goose,  # an extension, as `goose.extension_of` writes it
-    "continue": continue_yaml.item_of,  # an item of the `mcpServers` list
-    "copilot-cli": _copilot,
-    "opencode": _opencode,
+SHAPES: dict[str, Shape] = {  # by the name a row of the clients' table gives (`Client.writer`)
+    "local-only": Shape(_local_only),
+    "url": Shape(_url),
+    "typed": Shape(_typed()),
+    "typed-env": Shape(_typed(env=True)),
+    "server-url": Shape(_server_url),
+    "http-url": Shape(_http_url),
+    "toml-table": Shape(_toml_table, _TOML_NAME),
+    "context-server": Shape(_context_server),
+    "transport-typed": Shape(_transport_typed),
+    "http-only": Shape(_http_only),
+    "extension": Shape(_extension),  # an extension, as `goose.extension_of` writes it
+    "list-item": Shape(_list_item),  # an item of Continue's `mcpServers` list
+    "typed-tools": Shape(_typed_tools),
+    "local-remote": Shape(_local_remote),
 }
-_NAMES = {"codex": _CODEX_NAME}
-WRITERS: dict[str, Writer] = {
-    key: Writer(entry, has_switch=BY_KEY[key].switch is not None, name_pattern=_NAMES.get(key))
-    for key, entry in _ENTRIES.items()
-}
+
+
+def _writer(client: Client) -> Writer:
+    shape = SHAPES[client.writer]
+    return Writer(
+        lambda server: shape.entry(server, client.label),
+        has_switch=client.switch is not None,
+        name_pattern=shape.name_pattern,
+    )
+
+
+WRITERS: dict[str, Writer] = {client.key: _writer(client) for client in TABLE}
 
 
 def writer_for(client: str) -> Writer:

@@ -76,16 +76,15 @@ from mcpmanager.core.clients.backups import list_backups
 from mcpmanager.core.clients.change import Change, InstalledMode, Target, TargetState
 from mcpmanager.core.clients.client_file import decode, read_file
 from mcpmanager.core.clients.dialect import Dialect, Spot
-from mcpmanager.core.clients.dialects import dialect_of
+from mcpmanager.core.clients.dialects import READ_ONLY, dialect_of
 from mcpmanager.core.clients.errors import ClientNotFound, InstallError
 from mcpmanager.core.clients.importing import check_client
 from mcpmanager.core.clients.json_servers import STASH_KEY
-from mcpmanager.core.clients.locations import Layout, client_locations
+from mcpmanager.core.clients.locations import BY_KEY, Layout, client_locations
 from mcpmanager.core.config.model import Config
 from mcpmanager.core.config.modes import Mode
 
 __all__ = ["STASH_KEY", "bridge_entry", "inspect", "install_targets", "installed_mode", "plan_install", "plan_undo"]
-_READ_ONLY = ("vscode-settings", "continue-block")  # files install never writes
 
 
 # Where -------------------------------------------------------------------------------------------
@@ -97,12 +96,13 @@ def install_targets(
     """The files of `client` install writes: each that exists or whose folder does; ClientNotFound
     (naming the places looked at) when the client is not on this machine."""
     check_client(client)
-    places = [w for w in client_locations(home, platform, env) if w.client == client and w.layout not in _READ_ONLY]
+    places = [w for w in client_locations(home, platform, env) if w.client == client and w.layout not in READ_ONLY]
+    ran_folder = BY_KEY[client].ran_folder
     found = []
     for where in places:
         folder = where.path.parent
-        if where.layout == "claude-code" and folder == home:
-            folder = home / ".claude"  # the home folder exists anyway: Claude Code's own folder says it ran
+        if ran_folder is not None and folder == home:
+            folder = home / ran_folder  # the home folder exists anyway: the client's own folder says it ran
         if where.path.is_file() or folder.is_dir():
             found.append(Target(where.client, where.label, where.path, where.layout))
     if not found:

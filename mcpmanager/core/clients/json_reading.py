@@ -29,14 +29,10 @@ How the formats are read:
   different one, it is imported as `<name>-<project folder>` with a problem, so both are kept.
   (Inside a project Claude Code prefers the local one; mcpmanager is not inside any project, so the
   user-scope server keeps the plain name.)
-- Windsurf: `serverUrl` is read as `url` (when both are written, `serverUrl`, with a problem if they
-  differ); with no `type`, as for Cursor, the URL is read as Streamable HTTP.
-- Gemini CLI: `httpUrl` is a Streamable HTTP server; `url` is one too when `type` says `http`, and
-  SSE when it says `sse` or nothing (as Gemini CLI's documentation has it; newer versions try
-  Streamable HTTP first: a problem says so). `httpUrl` comes before `url`, and either before
-  `command`, as in Gemini CLI (a problem names what is not read). Its `$VAR` and `%VAR%` in `env`
-  values are left as written with a problem, like `${…}`. `timeout`, `trust`, `includeTools`,
-  `excludeTools` and the like are not mcpmanager's: ignored, as every client's unknown keys.
+- What a layout has of its own is data its dialect gives (`Reading`): where its servers are, an
+  `inputs` list beside them, each project's servers, a hook for its entries' own keys, variables of its
+  own in `env`. Windsurf's `serverUrl`, Gemini CLI's `httpUrl` and `url`, and Copilot CLI's
+  `"type": "local"` are read by `own_keys`.
 - Zed: `context_servers` in its `settings.json`, each entry read by `zed.read_entry` (the older
   `command: {path, args, env}` form too; `enabled: false` is `disabled`; a Zed extension's server is
   not imported, with a problem). Cline: `mcpServers`, each entry read by `cline.read_entry` (its
@@ -49,12 +45,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from mcpmanager.core.clients import cline, opencode, zed
-from mcpmanager.core.clients.locations import Layout
 from mcpmanager.core.config.json_text import KeyPath, clean_jsonc, json_kind, line_column, render, scan
 from mcpmanager.core.config.load import parse_config
 from mcpmanager.core.config.model import ConfigError
@@ -62,44 +56,44 @@ from mcpmanager.core.config.names import SERVER_NAME, usable_name
 from mcpmanager.core.config.servers import ServerConfig, StdioServerConfig
 
 _VARIABLE = re.compile(r"\$\{([^}]*)\}")
-_GEMINI_VARIABLE = re.compile(r"\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%")  # also Gemini CLI's in env
+
+Problem = Callable[[KeyPath, str], None]  # a key path below the entry, and what is wrong there
 
 
-def _copilot_entry(entry: dict[str, Any], problem: Callable[[KeyPath, str], None]) -> dict[str, Any]:
-    """Copilot CLI's `"type": "local"` is its other name for stdio; its `tools` list is its own."""
-    return {**entry, "type": "stdio"} if entry.get("type") == "local" else entry
+@dataclass(frozen=True)
+class Reading:
+    """What a JSON layout has of its own, as data its dialect gives the reader: where its servers
+    are, what stands beside them, and how its entries read as mcpmanager's."""
+
+    section: KeyPath = ("mcpServers",)
+    section_of: Callable[[dict[str, Any]], KeyPath] | None = None  # the file itself says where (OpenCode)
+    inputs: bool = False  # an `inputs` list beside the section, for `${input:id}` (VS Code)
+    projects: bool = False  # each project's `mcpServers` too, after the section (Claude Code's local scope)
+    entry: Callable[[dict[str, Any], Problem], dict[str, Any] | None] | None = None  # None: not imported
+    env_variables: re.Pattern[str] | None = None  # variables of its own in env values, left as written
 
 
-# Their entries, as mcpmanager's.
-_DIALECTS = {
-    "zed": zed.read_entry,
-    "cline": cline.read_entry,
-    "copilot": _copilot_entry,
-    "opencode": opencode.read_entry,
-}
-_OWN_KEYS = ("windsurf", "gemini", *_DIALECTS)  # layouts whose entries have keys of their own
+PLAIN = Reading()  # Claude Desktop's `mcpServers`: nothing of its own
 
 
-def read_json(text: str, path: Path, layout: Layout, home: Path) -> tuple[list[ServerConfig], list[str]]:
+def read_json(text: str, path: Path, reading: Reading, home: Path) -> tuple[list[ServerConfig], list[str]]:
     """The servers of a client's JSON file's text (`path` names it in the problems) and the problems."""
     reader = _FileReader(path, home)
-    servers = reader.read(layout, text)
+    servers = reader.read(reading, text)
     return servers, reader.problems
 
 
-def read_entries(entries: Mapping[str, Any], home: Path, layout: Layout = "mcpServers") -> dict[str, ServerConfig]:
+def read_entries(entries: Mapping[str, Any], home: Path, reading: Reading = PLAIN) -> dict[str, ServerConfig]:
     """Client entries read exactly as import reads them (the rules above: scalar env values,
     envFile…), by their key; an entry that does not read is left out. Each is read as a file of
-    its own (in memory: a name the reader renames is by itself there). `layout`: the client's file,
-    for its own keys (Windsurf's `serverUrl`, Gemini CLI's `httpUrl`, Zed's and Cline's entries)."""
+    its own (in memory: a name the reader renames is by itself there). `reading`: the client's
+    layout, for its own keys (Windsurf's `serverUrl`, Gemini CLI's `httpUrl`, Zed's and Cline's entries)."""
     found: dict[str, ServerConfig] = {}
-    dialect: Layout = layout if layout in _OWN_KEYS else "mcpServers"
-    section = {"zed": zed.SECTION, "opencode": opencode.FLAT}.get(dialect, ("mcpServers",))
     for name, entry in entries.items():
         doc: Any = {name: entry}
-        for part in reversed(section):
+        for part in reversed(reading.section):
             doc = {part: doc}
-        servers = _FileReader(Path(f"{name}.json"), home).read(dialect, json.dumps(doc))
+        servers = _FileReader(Path(f"{name}.json"), home).read(reading, json.dumps(doc))
         if servers:
             found[name] = servers[0]
     return found
@@ -115,7 +109,7 @@ class _FileReader:
         self.duplicates: list[KeyPath] = []
         self.reserved: set[str] = set()
         self.inputs: dict[str, str] = {}  # VS Code input id → description
-        self.layout: Layout = "mcpServers"
+        self.reading = PLAIN
 
     def problem(self, path: KeyPath, reason: str, *, at_key: bool = False, key: str | None = None) -> None:
         """`<file>[:line:col]: key.path: reason`, like the config file's own errors."""
@@ -127,35 +121,31 @@ class _FileReader:
             where += f":{line}:{column}"
         self.problems.append(f"{where}: {rendered}: {reason}" if rendered else f"{where}: {reason}")
 
-    def read(self, layout: Layout, text: str) -> list[ServerConfig]:
+    def read(self, reading: Reading, text: str) -> list[ServerConfig]:
         """The servers of the file's text."""
-        self.layout = layout
+        self.reading = reading
         doc = self._load(text)
         if doc is None:
             return []
-        if layout == "vscode":
-            self._read_inputs(doc.get("inputs"), ("inputs",))
-            sections: list[tuple[KeyPath, str]] = [(("servers",), "")]
-        elif layout == "vscode-settings":
-            mcp = doc.get("mcp")
-            if mcp is not None and not isinstance(mcp, dict):
-                self.problem(("mcp",), f"expected an object, got {json_kind(mcp)}")
-                return []
-            self._read_inputs((mcp or {}).get("inputs"), ("mcp", "inputs"))
-            sections = [(("mcp", "servers"), "")]
-        elif layout == "claude-code":
-            sections = [(("mcpServers",), "")]
+        section = reading.section if reading.section_of is None else reading.section_of(doc)
+        if reading.inputs:
+            holder: Any = doc
+            for depth, part in enumerate(section[:-1]):
+                holder = holder.get(part)
+                if holder is None:
+                    holder = {}
+                    break
+                if not isinstance(holder, dict):
+                    self.problem(section[: depth + 1], f"expected an object, got {json_kind(holder)}")
+                    return []
+            self._read_inputs(holder.get("inputs"), (*section[:-1], "inputs"))
+        sections: list[tuple[KeyPath, str]] = [(section, "")]
+        if reading.projects:
             projects = doc.get("projects")
             if isinstance(projects, dict):
                 sections += [(("projects", key, "mcpServers"), key) for key in projects]
             elif projects is not None:
                 self.problem(("projects",), f"expected an object, got {json_kind(projects)}")
-        elif layout == "zed":
-            sections = [(zed.SECTION, "")]
-        elif layout == "opencode":
-            sections = [(opencode.section_of(doc), "")]
-        else:
-            sections = [(("mcpServers",), "")]
         for duplicate in self.duplicates:  # json.loads kept the last one silently
             if any(duplicate[: len(section)] == section for section, _ in sections):
                 self.problem(duplicate, "written twice; the last one is read (as the client does)", at_key=True)
@@ -210,8 +200,9 @@ class _FileReader:
 
     def _read_entry(self, section: KeyPath, name: str, entry: Any) -> ServerConfig | None:
         path = (*section, name)
-        if isinstance(entry, dict) and self.layout in _DIALECTS:
-            entry = _DIALECTS[self.layout](entry, lambda key, reason: self.problem((*path, *key), reason))
+        own = self.reading.entry
+        if isinstance(entry, dict) and own is not None:
+            entry = own(entry, lambda key, reason: self.problem((*path, *key), reason))
             if entry is None:
                 return None
         if isinstance(entry, dict):
@@ -231,9 +222,8 @@ class _FileReader:
         return server
 
     def _normalise(self, path: KeyPath, entry: dict[str, Any]) -> dict[str, Any]:
-        """What the clients accept beyond mcpmanager's format: scalar env values, `envFile`, the
-        remote-URL keys of Windsurf and Gemini CLI."""
-        entry = self._remote_url(path, dict(entry))
+        """What the clients accept beyond mcpmanager's format: scalar env values, `envFile`."""
+        entry = dict(entry)
         env = entry.get("env")
         if isinstance(env, dict):
             kept: dict[str, Any] = {}
@@ -255,33 +245,6 @@ class _FileReader:
                 entry["env"] = {**from_file, **(written if isinstance(written, dict) else {})}
         elif env_file is not None:
             self.problem((*path, "envFile"), "expected a path (a string) to a file of KEY=VALUE lines")
-        return entry
-
-    def _remote_url(self, path: KeyPath, entry: dict[str, Any]) -> dict[str, Any]:
-        """Windsurf's `serverUrl`, Gemini CLI's `httpUrl` and `url`, as mcpmanager's `url` and `type`."""
-        if self.layout == "windsurf" and "serverUrl" in entry:
-            server_url = entry.pop("serverUrl")
-            if "url" in entry and entry["url"] != server_url:
-                self.problem((*path, "url"), "not read: serverUrl is written too, and comes first")
-            entry["url"] = server_url
-        elif self.layout == "gemini" and ("httpUrl" in entry or "url" in entry):
-            ignored = [key for key in ("url", "command") if key in entry]
-            if "httpUrl" in entry:
-                for key in ignored:
-                    del entry[key]
-                entry["url"], entry["type"] = entry.pop("httpUrl"), "http"
-            else:
-                ignored.remove("url")
-                entry.pop("command", None)
-                if "type" not in entry:
-                    entry["type"] = "sse"
-                    self.problem(
-                        (*path, "url"),
-                        "read as SSE, as Gemini CLI's documentation has it (newer Gemini CLI tries Streamable "
-                        'HTTP first): if the server speaks Streamable HTTP, make its type "http" in mcpmanager',
-                    )
-            for key in ignored:
-                self.problem((*path, key), "not read: Gemini CLI uses httpUrl before url, and a URL before command")
         return entry
 
     def _env_file(self, path: KeyPath, written: str) -> dict[str, str]:
@@ -336,9 +299,10 @@ class _FileReader:
                 f"needs input {input_id!r}{about}, which the client asks for when it starts the server; "
                 "imported as written: enter the value in mcpmanager",
             )
-        if self.layout == "gemini" and isinstance(server, StdioServerConfig):
+        own = self.reading.env_variables
+        if own is not None and isinstance(server, StdioServerConfig):
             env = server.env.values()
-            others += list(dict.fromkeys(m.group(0) for text in env for m in _GEMINI_VARIABLE.finditer(text)))
+            others += list(dict.fromkeys(m.group(0) for text in env for m in own.finditer(text)))
         if others:
             self.problem(path, f"uses {', '.join(others)}: left as written (mcpmanager does not expand them)")
 

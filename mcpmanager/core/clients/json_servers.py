@@ -24,7 +24,7 @@ from mcpmanager.core.clients.client_file import label, object_at, parse
 from mcpmanager.core.clients.dialect import Dialect, PutBack, Spot, TakenOut, edited_note
 from mcpmanager.core.clients.errors import InstallError
 from mcpmanager.core.clients.json_edit import JsonText, Raw
-from mcpmanager.core.clients.json_reading import read_entries, read_json
+from mcpmanager.core.clients.json_reading import PLAIN, Reading, read_entries, read_json
 from mcpmanager.core.clients.locations import Layout
 from mcpmanager.core.clients.served import BRIDGE_NAME, served_by
 from mcpmanager.core.config.json_text import KeyPath, render
@@ -41,9 +41,9 @@ class JsonServers(Dialect):
     unit: str = "  "  # the indentation of a new file, as the client writes one
     typed: bool = False  # mcpmanager's entry says `"type": "stdio"`
     extra: tuple[tuple[str, Any], ...] = ()  # and has these members after `command` and `args`
-    projects: bool = False  # servers in each project's `mcpServers` too (Claude Code's local scope)
     allowlist: bool = False  # `mcp.allowed` names the servers the client starts (Gemini CLI)
-    settings_beside: bool = False  # a settings.json beside the file has servers too, never edited (VS Code)
+    reading: Reading = PLAIN  # how import reads the file: its own keys, and where (its projects too)
+    settings_beside: Reading | None = None  # a settings.json beside the file has servers too, never edited (VS Code)
 
     def _doc(self, text: str | None, target: Target) -> dict[str, Any]:
         return parse(text, target.path)
@@ -52,12 +52,12 @@ class JsonServers(Dialect):
         """Where the client keeps servers in this file: the one install writes to first."""
         found: list[KeyPath] = [self.section]
         projects = doc.get("projects")
-        if self.projects and isinstance(projects, dict):
+        if self.reading.projects and isinstance(projects, dict):
             found += [("projects", p, "mcpServers") for p, v in projects.items() if isinstance(v, dict)]
         return found
 
     def read(self, text: str, path: Path, home: Path) -> tuple[list[ServerConfig], list[str]]:
-        return read_json(text, path, self.layout, home)
+        return read_json(text, path, self.reading, home)
 
     # Install and undo --------------------------------------------------------------------------
 
@@ -76,7 +76,7 @@ class JsonServers(Dialect):
         found: list[Spot] = []
         for section in self.sections(doc):
             entries = {k: v for k, v in object_at(doc, section).items() if k != BRIDGE_NAME}
-            for key, server in read_entries(entries, home, self.layout).items():
+            for key, server in read_entries(entries, home, self.reading).items():
                 if served_by(server, config) is not None:
                     found.append((section, key))
         return found
@@ -134,10 +134,10 @@ class JsonServers(Dialect):
     def notes(self, target: Target, config: Config, home: Path) -> list[str]:
         """VS Code: servers mcpmanager serves that are in settings.json, which is never edited."""
         settings = target.path.with_name("settings.json")
-        if not self.settings_beside or not settings.is_file():
+        if self.settings_beside is None or not settings.is_file():
             return []
         try:
-            servers, _ = read_json(settings.read_text(encoding="utf-8-sig"), settings, "vscode-settings", home)
+            servers, _ = read_json(settings.read_text(encoding="utf-8-sig"), settings, self.settings_beside, home)
         except (OSError, UnicodeDecodeError):
             return []  # a note only: what cannot be read names nothing
         names = [s.name for s in servers if served_by(s, config) is not None]
@@ -161,7 +161,7 @@ class JsonServers(Dialect):
     def as_imported(
         self, text: str | None, target: Target, existing: dict[str, Any], home: Path
     ) -> dict[str, ServerConfig]:
-        return read_entries(existing, home, self.layout)
+        return read_entries(existing, home, self.reading)
 
     def with_entries(
         self, text: str | None, target: Target, entries: Mapping[str, Any], replace: Collection[str]

@@ -33,7 +33,7 @@ class JsonSwitched(JsonServers):
 
     def served(self, text: str | None, target: Target, config: Config, home: Path) -> list[Spot]:
         entries = {k: v for k, v in object_at(self._doc(text, target), self.section).items() if k != BRIDGE_NAME}
-        found = read_entries(entries, home, self.layout)
+        found = read_entries(entries, home, self.reading)
         return [(self.section, n) for n, server in found.items() if not server.disabled and served_by(server, config)]
 
     def label(self, spot: Spot) -> str:
@@ -96,7 +96,7 @@ class OpenCode(JsonSwitched):
         except InstallError:
             section = opencode.NESTED  # check() refuses the file before anything is written
         key, off = opencode.SWITCHES[section]
-        return JsonSwitched(self.layout, section, self.unit, key=key, off=off)
+        return JsonSwitched(self.layout, section, self.unit, reading=self.reading, key=key, off=off)
 
     def shape(self, text: str | None, entry: dict[str, Any]) -> dict[str, Any]:
         return opencode.shaped(entry, self.form(text).section)

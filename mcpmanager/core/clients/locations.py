@@ -135,8 +135,11 @@ class Client:
     label: str  # for people
     layout: Layout  # the layout of the file install and export write
     places: Callable[[Folders], list[Place]]
+    writer: str  # the shape of the entries export writes (`export_entries.SHAPES`), by name: read lazily
     switch: str | None = None  # how its file keeps a server off (its own switch); None: none it honours
     in_sentence: bool = True  # named in `client_names` (VS Code Insiders is VS Code there)
+    # A file in the home folder itself: the folder of the home that says the client ran (the home exists anyway).
+    ran_folder: str | None = None
 
 
 @dataclass(frozen=True)
@@ -239,21 +242,24 @@ def _one(layout: Layout, where: Callable[[Folders], Path]) -> Callable[[Folders]
 
 
 TABLE: tuple[Client, ...] = (
-    Client("claude-desktop", "Claude Desktop", "mcpServers", _claude_desktop),
-    Client("cursor", "Cursor", "mcpServers", _one("mcpServers", lambda f: f.home / ".cursor" / "mcp.json")),
-    Client("vscode", "VS Code", "vscode", _vscode("Code")),
-    Client("vscode-insiders", "VS Code Insiders", "vscode", _vscode("Code - Insiders"), in_sentence=False),
+    Client("claude-desktop", "Claude Desktop", "mcpServers", _claude_desktop, "local-only"),
+    Client("cursor", "Cursor", "mcpServers", _one("mcpServers", lambda f: f.home / ".cursor" / "mcp.json"), "url"),
+    Client("vscode", "VS Code", "vscode", _vscode("Code"), "typed"),
+    Client("vscode-insiders", "VS Code Insiders", "vscode", _vscode("Code - Insiders"), "typed", in_sentence=False),
     Client(
         "claude-code",
         "Claude Code",
         "claude-code",
         _one("claude-code", lambda f: (f.path("CLAUDE_CONFIG_DIR") or f.home) / ".claude.json"),
+        "typed-env",
+        ran_folder=".claude",
     ),
     Client(
         "windsurf",
         "Windsurf",
         "windsurf",
         _one("windsurf", lambda f: f.home / ".codeium" / "windsurf" / "mcp_config.json"),
+        "server-url",
         switch='"disabled": true',
     ),
     Client(
@@ -261,26 +267,31 @@ TABLE: tuple[Client, ...] = (
         "Gemini CLI",
         "gemini",
         _one("gemini", lambda f: (f.path("GEMINI_CLI_HOME") or f.home) / ".gemini" / "settings.json"),
+        "http-url",
     ),
     Client(
         "codex",
         "Codex",
         "codex",
         _one("codex", lambda f: (f.path("CODEX_HOME") or f.home / ".codex") / "config.toml"),
+        "toml-table",
         switch="enabled = false",
     ),
-    Client("zed", "Zed", "zed", _zed, switch='"enabled": false'),
-    Client("cline", "Cline", "cline", _cline, switch='"disabled": true'),
-    Client("lm-studio", "LM Studio", "mcpServers", _lm_studio),
-    Client("goose", "Goose", "goose", _goose, switch="enabled: false"),
-    Client("continue", "Continue", "continue", _continue),
+    Client("zed", "Zed", "zed", _zed, "context-server", switch='"enabled": false'),
+    Client("cline", "Cline", "cline", _cline, "transport-typed", switch='"disabled": true'),
+    Client("lm-studio", "LM Studio", "mcpServers", _lm_studio, "http-only"),
+    Client("goose", "Goose", "goose", _goose, "extension", switch="enabled: false"),
+    Client("continue", "Continue", "continue", _continue, "list-item"),
     Client(
         "copilot-cli",
         "GitHub Copilot CLI",
         "copilot",
         _one("copilot", lambda f: (f.path("COPILOT_HOME") or f.home / ".copilot") / "mcp-config.json"),
+        "typed-tools",
     ),
-    Client("opencode", "OpenCode", "opencode", _opencode, switch='"enabled": false (or "disabled": true)'),
+    Client(
+        "opencode", "OpenCode", "opencode", _opencode, "local-remote", switch='"enabled": false (or "disabled": true)'
+    ),
 )
 BY_KEY: dict[str, Client] = {client.key: client for client in TABLE}
 CLIENTS: dict[str, str] = {client.key: client.label for client in TABLE}  # key → label

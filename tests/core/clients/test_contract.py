@@ -2,9 +2,11 @@
 install (turning off what mcpmanager then serves) then undo gives the file back byte for byte; export
 then import gives the servers exported; export then its undo gives the file back byte for byte.
 
-A sample folder is named after the client it is for; `HOMES` says where its files stand in the
-user's home folder. A new client is a row of the clients' table and a sample folder here (plus a
-dialect only when its file layout is new): this suite then runs on it as on every other."""
+A sample folder is named after the key of the client it is for (or the key and `-` and more, for a
+second sample); its files stand where the table's first place of that client is, in the user's home
+folder on Linux (`HOMES`, read from the table). A new client is a row of the clients' table and a
+sample folder here (plus a dialect only when its file layout is new): this suite then runs on it as
+on every other."""
 
 from __future__ import annotations
 
@@ -19,27 +21,31 @@ from mcpmanager.core.clients.export import apply_export, plan_export
 from mcpmanager.core.clients.export_undo import apply_export_undo, plan_export_undo
 from mcpmanager.core.clients.importing import plan_for, read_client, same_definition
 from mcpmanager.core.clients.install import inspect, install_targets, plan_install, plan_undo
-from mcpmanager.core.clients.locations import BY_KEY
+from mcpmanager.core.clients.locations import BY_KEY, client_locations
 from mcpmanager.core.clients.reading import read_client_config
 from mcpmanager.core.config.model import Config
 from mcpmanager.core.config.servers import HttpServerConfig, ServerConfig, StdioServerConfig
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "clients"
 COMMAND = ["/opt/mcpmanager/bin/mcpmanager"]
-HOMES = {  # sample folder → (client, where its files stand under the home folder on Linux)
-    "windsurf": ("windsurf", ".codeium/windsurf"),
-    "gemini-cli": ("gemini-cli", ".gemini"),
-    "codex": ("codex", ".codex"),
-    "zed": ("zed", ".config/zed"),
-    "cline": ("cline", ".cline/data/settings"),
-    "lm-studio": ("lm-studio", ".lmstudio"),
-    "goose": ("goose", ".config/goose"),
-    "continue": ("continue", ".continue"),
-    "copilot-cli": ("copilot-cli", ".copilot"),
-    "opencode": ("opencode", ".config/opencode"),
-    "opencode-v2": ("opencode", ".config/opencode"),
-}
 SAMPLES = sorted(folder.name for folder in DATA.iterdir() if folder.is_dir())
+
+
+def _client_of(sample: str) -> str | None:
+    """The key a sample folder is named after (`opencode-v2`: another sample of `opencode`), or None."""
+    keys = [key for key in BY_KEY if sample == key or sample.startswith(f"{key}-")]
+    return max(keys, key=len) if keys else None
+
+
+def _where(client: str) -> str:
+    """Where the client's first file stands under the home folder on Linux (its folder), from the table."""
+    home = DATA / "a home that is not there"  # nothing in it moves a place (LM Studio's pointer file)
+    [first, *_] = [w for w in client_locations(home, "linux", {}) if w.client == client]
+    return first.path.parent.relative_to(home).as_posix()
+
+
+# sample folder → (client, where its files stand under the home folder on Linux): read from the table
+HOMES = {sample: (client, _where(client)) for sample in SAMPLES if (client := _client_of(sample)) is not None}
 EXPORTED: list[ServerConfig] = [
     StdioServerConfig("mm-local", "uvx", ["mcp-server-fetch", "--ignore-robots-txt"], {"FETCH_TIMEOUT": "30"}),
     HttpServerConfig("mm-remote", "https://mcp.remote.example/mcp", {"X-Team": "tools"}),

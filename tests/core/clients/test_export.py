@@ -26,7 +26,7 @@ from mcpmanager.core.clients.export_entries import WRITERS
 from mcpmanager.core.clients.export_undo import apply_export_undo, list_records, plan_export_undo
 from mcpmanager.core.clients.importing import same_definition
 from mcpmanager.core.clients.install import bridge_entry, install_targets, plan_install, plan_undo
-from mcpmanager.core.clients.locations import CLIENTS
+from mcpmanager.core.clients.locations import CLIENTS, TABLE
 from mcpmanager.core.clients.reading import read_client_config
 from mcpmanager.core.config.json_text import clean_jsonc
 from mcpmanager.core.config.load import parse_config
@@ -265,22 +265,11 @@ def test_every_client_has_a_writer_and_the_bridge_is_written_as_install_writes_i
     assert set(WRITERS) == set(CLIENTS), "a client without an export writer: add it to export_entries.WRITERS"
     command = ["/opt/mcpmanager/bin/mcpmanager"]
     bridge = StdioServerConfig("mcpmanager", command[0], ["connect"])
-    layouts = {
-        "claude-desktop": "mcpServers",
-        "cursor": "mcpServers",
-        "vscode": "vscode",
-        "vscode-insiders": "vscode",
-        "claude-code": "claude-code",
-        "windsurf": "windsurf",
-        "gemini-cli": "gemini",
-        "codex": "codex",
-        "zed": "zed",
-        "cline": "cline",
-        "lm-studio": "mcpServers",
-    }
-    for client, layout in layouts.items():
-        assert WRITERS[client].entry(bridge) == bridge_entry(layout, command), client  # type: ignore[arg-type]
-    for client in ("goose", "continue"):  # install's YAML entry; Goose's has a description of its own
+    yaml_clients = ("goose", "continue")
+    for row in TABLE:  # every other client's entry is the bridge install writes into the row's layout
+        if row.key not in yaml_clients:
+            assert WRITERS[row.key].entry(bridge) == bridge_entry(row.layout, command), row.key
+    for client in yaml_clients:  # install's YAML entry; Goose's has a description of its own
         theirs = bridge_entry(client, command, None)  # type: ignore[arg-type]
         assert WRITERS[client].entry(bridge) == {**theirs, **({"description": ""} if client == "goose" else {})}
 
