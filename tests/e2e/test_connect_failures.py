@@ -21,6 +21,7 @@ import anyio
 import pytest
 
 from tests.helpers.clients import bridge_env
+from tests.helpers.engine_stop import endpoint_closed, refuses_new_requests
 from tests.helpers.engines import engine_pid, engines, pid_alive, wait_for
 from tests.helpers.fixture_servers import FAST, fixture
 from tests.helpers.serving import spawn_serve_http
@@ -199,9 +200,10 @@ async def test_a_request_sent_while_the_engine_stops_is_answered_by_the_next_one
     stop grace): a relay that looks for an engine meanwhile finds the stopping one, and must wait
     for the next rather than give up on the client."""
     async with stopping_engine(user, link, ["--stubborn"], {"a__echo", "b__echo"}) as (engine, bridge):
+        [advertised] = engines(user)
         engine.send_signal(signal.SIGTERM)
-        await anyio.sleep(0.5)  # stopping its servers; still advertised
-        assert engine.poll() is None and engines(user)
+        await wait_for(lambda: endpoint_closed(advertised), timeout=30)  # stopping its servers:
+        assert engine.poll() is None and engines(user)  # still advertised
         assert text(await bridge.call(1, "b__echo", 60, text="after")) == "after"
         assert engine_pid(user) != engine.pid
 
@@ -220,8 +222,9 @@ async def test_a_call_in_flight_when_the_engine_stops_gets_its_answer_within_the
         long = asyncio.ensure_future(bridge.call(2, "b__sleep", 30, seconds=30))
         await wait_for(lambda: "sleeping 0.5s" in log.read_text(), timeout=10)
         await wait_for(lambda: "sleeping 30s" in (user / "logs" / "b.log").read_text(), timeout=10)
+        [advertised] = engines(user)
         engine.send_signal(signal.SIGTERM)
-        await anyio.sleep(0.1)
+        await wait_for(lambda: refuses_new_requests(advertised), timeout=30)  # its second has begun
         meanwhile = asyncio.ensure_future(bridge.call(3, "b__echo", 60, text="meanwhile"))
         assert text(await short) == "slept"
         assert text(await meanwhile) == "meanwhile"
@@ -234,14 +237,21 @@ async def test_a_call_in_flight_when_the_engine_stops_gets_its_answer_within_the
 
 
 async def test_a_request_sent_as_the_engine_begins_to_stop_is_answered_by_the_next_one(user: Path) -> None:
-    """Sent at once after SIGTERM, the call reaches the stopping engine over the connection `connect
-    --http` keeps, after its sessions began to end: it is answered 503, not taken (`routes.Paths`),
-    and sent on to the next engine rather than the client being told it may have run (an HTTP 500
-    before). (The 503 itself: tests/core/serve/test_routes.py.)"""
-    async with stopping_engine(user, "http", ["--stubborn"], {"a__echo", "b__echo"}) as (engine, bridge):
+    """Sent once the engine has begun to stop (seen refusing a request of the test's own; a call in
+    flight holds that moment open for its second, `stopping.GRACE`), the call reaches the stopping
+    engine over the connection `connect --http` keeps: it is answered 503, not taken
+    (`routes.Paths`), and sent on to the next engine rather than the client being told it may have
+    run (an HTTP 500 before). (The 503 itself: tests/core/serve/test_routes.py.) Sent at once after
+    SIGTERM instead, it may reach the engine before the signal is acted on, and be answered by it."""
+    async with stopping_engine(user, "http", ["--stubborn"], {"a__echo", "b__echo", "b__sleep"}) as (engine, bridge):
+        [advertised] = engines(user)
+        held = asyncio.ensure_future(bridge.call(2, "b__sleep", 30, seconds=30))
+        await wait_for(lambda: "sleeping 30s" in (user / "logs" / "b.log").read_text(), timeout=10)
         engine.send_signal(signal.SIGTERM)
+        await wait_for(lambda: refuses_new_requests(advertised), timeout=30)
         assert text(await bridge.call(1, "b__echo", 60, text="after")) == "after"
         assert engine_pid(user) != engine.pid
+        assert "may or may not have run" in text(await held)  # (cut off as the second ended)
 
 
 @pytest.mark.parametrize("link", LINKS)

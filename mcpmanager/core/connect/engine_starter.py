@@ -12,17 +12,19 @@ import importlib.util
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 from mcpmanager.core.connect.relay import Endpoint, NoEngine
 from mcpmanager.core.engine.advertisement import last_config
-from mcpmanager.core.engine.single_instance import engine_running, running_engine, start_lock, wait_for_advertisement
+from mcpmanager.core.engine.single_instance import engine_running, running_engine, start_lock
 from mcpmanager.core.system.display import has_display
 from mcpmanager.core.system.own_command import mcpmanager_command
 from mcpmanager.core.system.paths import Paths
 
 STARTED_LOG = "engine-started-by-connect.log"
+_POLL = 0.05  # seconds between looks for the advertisement (and the lock) while an engine comes up
 
 
 def background_command(paths: Paths) -> list[str]:
@@ -66,14 +68,30 @@ def find_or_start(paths: Paths, budget: float, start: bool = True) -> dict[str, 
     if not start:
         raise NoEngine("no mcpmanager engine is running")
     with start_lock(paths.runtime_dir):
-        info = running_engine(paths.runtime_dir)
-        if info is None and not engine_running(paths.runtime_dir):
-            start_in_background(paths)
-        info = info or wait_for_advertisement(paths.runtime_dir, budget)
+        info = _started(paths, budget)
     if info is None:
         log = paths.log_dir / STARTED_LOG
         raise NoEngine(f"no mcpmanager engine came up within {budget:g} s (its output is in {log})")
     return info
+
+
+def _started(paths: Paths, budget: float) -> dict[str, Any] | None:
+    """The advertisement of the engine that serves within `budget` seconds, started here (once at
+    most) whenever no engine holds the engine lock. A holder that has not advertised is starting,
+    or stopping: an engine withdraws its advertisement before it exits, and only its exit lets go
+    of the lock. So the lock is looked at again while waiting, not only at first: taken for one
+    that starts, a stopping engine would be waited on for the whole budget, and `connect` end, its
+    client's requests unanswered, when the engine it relays to restarts."""
+    deadline = time.monotonic() + budget
+    started = False
+    while True:
+        info = running_engine(paths.runtime_dir)
+        if info is not None or time.monotonic() > deadline:
+            return info
+        if not started and not engine_running(paths.runtime_dir):
+            start_in_background(paths)
+            started = True  # (from here the lock is its own, held before it advertises)
+        time.sleep(_POLL)
 
 
 def endpoint_of(info: dict[str, Any], mode: str | None) -> Endpoint:

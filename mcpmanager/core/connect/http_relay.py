@@ -121,13 +121,17 @@ class HttpRelay(Relay):
                         return
                 # The engine is stopping and finishing what it runs (`serve/stopping.py`): this one
                 # waits for its endpoint to close (then goes to the next engine, as refused) rather
-                # than the engine being given up on, and the calls it is finishing with it.
+                # than the engine being given up on, and the calls it is finishing with it. It stays
+                # refused while it is sent again: that engine takes nothing new any more, and another
+                # can answer at its address (this machine's one engine) only once it has exited (the
+                # engine lock) and a new one has started, long after a send found the address closed
+                # and ended this connection. (Counted as taken, a loss noticed during a send answered
+                # the client that it may have run.)
                 assert request is not None
                 request.refused = True
                 if anyio.current_time() - since >= self._patience:
                     raise Lost("the engine kept answering that it is stopping (503)")
                 await anyio.sleep(RECONNECT_PAUSE)
-                request.refused = False
         except httpx2.TransportError as exc:  # refused, reset, closed mid-answer
             if request is not None and isinstance(exc, httpx2.ConnectError):
                 request.refused = True

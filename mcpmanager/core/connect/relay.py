@@ -73,7 +73,7 @@ class Pending:
     raw: bytes
     message: Message
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
-    refused: bool = False  # no engine saw it (not sent yet, or its connection was refused): safe to send again
+    refused: bool = False  # no engine took it (not sent yet, its connection refused, a 503): safe to send again
 
 
 class Relay:
