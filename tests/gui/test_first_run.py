@@ -23,7 +23,7 @@ from mcpmanager.gui.engine_signals import EngineSignals
 from mcpmanager.gui.errors import ErrorFunnel
 from mcpmanager.gui.first_run import FirstRunBanner
 from tests.helpers.fixture_servers import FIXTURE_SERVER, fixture
-from tests.helpers.gui import until
+from tests.helpers.gui import settled, until
 
 
 @asynccontextmanager
@@ -43,6 +43,7 @@ async def first_run(folder: Path) -> AsyncIterator[GuiContext]:
     try:
         yield ctx
     finally:
+        await settled()
         ctx.signals.close()
         await engine.stop()
 

@@ -14,6 +14,7 @@ from mcpmanager.core.config.modes import Mode
 from mcpmanager.core.engine.control import Control
 from mcpmanager.core.engine.engine import Engine
 from mcpmanager.core.system.paths import Paths
+from mcpmanager.core.tasks import running_tasks
 from mcpmanager.gui.context import GuiContext
 from mcpmanager.gui.engine_signals import EngineSignals
 from mcpmanager.gui.errors import ErrorFunnel
@@ -52,5 +53,25 @@ async def gui_context(
     try:
         yield ctx
     finally:
+        await settled()
         signals.close()
         await engine.stop()
+
+
+def window_tasks() -> list[asyncio.Task[Any]]:
+    """The changes the window began (`GuiContext.run` names them `gui: …`) that have not ended."""
+    return [task for task in running_tasks() if task.get_name().startswith("gui: ")]
+
+
+async def settled(timeout: float = 20.0) -> None:
+    """Wait until nothing the window began is still running (what one change starts on its way out,
+    a look at the files after a write, included). A test that ended with one in flight left it to
+    pytest-qt, which processes Qt events between the test and its loop's end: on qasync the rest of
+    the change then ran with no running loop, and the `spawn` in it failed the test ("no running
+    event loop" from ClientsPage.refresh after an undo, seen on a loaded machine)."""
+    deadline = time.monotonic() + timeout
+    while left := window_tasks():
+        if time.monotonic() > deadline:
+            names = ", ".join(sorted(task.get_name() for task in left))
+            raise AssertionError(f"the window's changes still running after {timeout} s: {names}")
+        await asyncio.sleep(0.02)
