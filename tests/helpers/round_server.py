@@ -93,7 +93,10 @@ async def call_tool(ctx: Ctx, params: types.CallToolRequestParams) -> types.Call
             raise MCPError(
                 types.MISSING_REQUIRED_CLIENT_CAPABILITY, "This tool needs elicitation.", {"required": ["elicitation"]}
             )
-        questions = {"user_name": _form("Your name?"), "favourite_colour": _form("Your favourite colour?")}
+        questions: dict[str, types.InputRequest] = {
+            "user_name": _form("Your name?"),
+            "favourite_colour": _form("Your favourite colour?"),
+        }
         return _round(params, questions)
     if name == "where_and_who":
         return _round(params, {"where": types.ListRootsRequest(), "who": _form("Who are you?")})
