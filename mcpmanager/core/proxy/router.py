@@ -3,10 +3,10 @@
 Every call is resolved (`Resolver`), kept in the call book (`CallBook`: its count, activity record,
 time in flight, learning) and routed to its server over that server's one long-lived session.
 Results pass through exactly as the server returned them; failures become `isError` results a
-model can act on, never bare protocol errors. Prompts, resources, completion and logging go through
-`Passthrough`; what servers ask their client goes to the client behind the request (`Callers`,
-`ClientAsks`, `Rounds`); news from servers (changed lists, updated resources, log messages) reaches
-the clients through every mode server.
+model can act on, except the errors the spec defines (`protocol_errors`), which stay JSON-RPC
+errors. Prompts, resources, completion and logging go through `Passthrough`; what servers ask their
+client goes to the client behind the request (`Callers`, `ClientAsks`, `Rounds`); news from servers
+(changed lists, updated resources, log messages) reaches the clients through every mode server.
 """
 
 from __future__ import annotations

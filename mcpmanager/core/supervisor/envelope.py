@@ -16,9 +16,7 @@ its connection) or, failing that, by their value (a 2026-07-28 client's are pars
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from typing import Any
 
 import mcp_types as types
@@ -30,15 +28,21 @@ _BOUND = 64  # distinct capability sets remembered per session (a handful in pra
 _CALLING: ContextVar[types.ClientCapabilities | None] = ContextVar("calling", default=None)
 
 
-@contextmanager
-def calling(capabilities: types.ClientCapabilities | None) -> Iterator[None]:
+class calling:
     """Requests sent within are sent for a client that declared `capabilities` (None: for nobody,
-    mcpmanager's own)."""
-    token = _CALLING.set(capabilities)
-    try:
-        yield
-    finally:
-        _CALLING.reset(token)
+    mcpmanager's own). A class, not a generator-made context: it is on every call's path."""
+
+    __slots__ = ("_capabilities", "_token")
+    _token: Token[types.ClientCapabilities | None]
+
+    def __init__(self, capabilities: types.ClientCapabilities | None) -> None:
+        self._capabilities = capabilities
+
+    def __enter__(self) -> None:
+        self._token = _CALLING.set(self._capabilities)
+
+    def __exit__(self, *exc: object) -> None:
+        _CALLING.reset(self._token)
 
 
 def for_client(own: dict[str, Any], client: types.ClientCapabilities, roots_configured: bool) -> dict[str, Any]:
