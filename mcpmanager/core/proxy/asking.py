@@ -30,6 +30,7 @@ from pydantic import BaseModel
 
 from mcpmanager.core.proxy.callers import Caller, Callers
 from mcpmanager.core.supervisor.asks import SampleAnswer
+from mcpmanager.core.supervisor.protocol_errors import CannotAsk
 
 logger = logging.getLogger(__name__)
 
@@ -183,7 +184,8 @@ class ClientAsks:
         `inputRequests`): roots from the config where it names them, a refusal (raised, with the
         code the spec gives) for a question the client did not declare it can answer, the rest put
         to the client: all at once under the server's keys (a 2026-07-28 client), or one by one
-        (a handshake-era client, asked by mcpmanager)."""
+        (a handshake-era client, asked by mcpmanager). A question that cannot be answered ends the
+        request (`CannotAsk`: a tool call's text, as where a handshake-era server is refused)."""
         answers: dict[str, Answer] = {}
         asked: dict[str | None, types.InputRequest] = {}
         configured = self._configured_roots(caller.server)
@@ -191,7 +193,7 @@ class ClientAsks:
             if isinstance(request, types.ListRootsRequest) and configured is not None:
                 answers[key] = types.ListRootsResult(roots=[_root(entry) for entry in configured])
             elif (refused := capability_error(caller, request)) is not None:
-                raise MCPError.from_error_data(refused)
+                raise CannotAsk.from_error_data(refused)
             else:
                 asked[key] = request
         if caller.modern:
@@ -200,7 +202,7 @@ class ClientAsks:
             replies = {key: await ask_caller(caller, request) for key, request in asked.items()}
         for asked_key, reply in replies.items():
             if isinstance(reply, types.ErrorData):
-                raise MCPError.from_error_data(reply)
+                raise CannotAsk.from_error_data(reply)
             if isinstance(reply, types.ListRootsResult):
                 self._heard_roots[caller.key] = list(reply.roots)
             answers[str(asked_key)] = reply

@@ -19,9 +19,16 @@ PASSED = frozenset(
 )
 
 
+class CannotAsk(MCPError):
+    """mcpmanager's own refusal to put a server's question to the client (it did not declare what
+    the question needs, it went away): about the server's question, not the client's request, so a
+    tool call ends in text for the model whatever its code, as with a handshake-era server told
+    the same refusal."""
+
+
 def passes(exc: BaseException) -> bool:
     """Whether `exc` is an error the client gets as a JSON-RPC error (not as text)."""
-    return isinstance(exc, MCPError) and exc.error.code in PASSED
+    return isinstance(exc, MCPError) and exc.error.code in PASSED and not isinstance(exc, CannotAsk)
 
 
 def resource_not_found(uri: str, version: str | None, message: str) -> MCPError:
