@@ -36,6 +36,7 @@ from mcp.shared.dispatcher import CallOptions
 from mcp.shared.exceptions import NoBackChannelError
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from mcp.shared.message import SessionMessage
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 __all__ = [
     "HttpSessions",
@@ -44,11 +45,13 @@ __all__ = [
     "Transport",
     "TransportStreams",
     "adopt_transport",
+    "complete_by_default",
     "connection_of",
     "http_sessions",
     "listen_streams",
     "mcp_http_client",
     "pass_results_through",
+    "stamp_capabilities",
     "without_telemetry",
 ]
 
@@ -90,6 +93,42 @@ def pass_results_through(client: Client) -> None:
         return None
 
     setattr(client.session, "validate_tool_result", accept)  # noqa: B010 - shadows the method
+
+
+def complete_by_default(client: Client) -> None:
+    """A 2026-07-28 result without `resultType` is complete (the spec's default; the SDK's session
+    refuses it), as the fast lane's bytes already take it: one rule for every path and transport."""
+    session = client.session
+    dispatcher = session._dispatcher
+    send = dispatcher.send_raw_request
+
+    async def lenient(
+        method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        raw = await send(method, params, opts, **kwargs)
+        if "resultType" not in raw and session._negotiated_version in MODERN_PROTOCOL_VERSIONS:
+            raw["resultType"] = "complete"
+        return raw
+
+    setattr(dispatcher, "send_raw_request", lenient)  # noqa: B010 - shadows the method
+
+
+def stamp_capabilities(client: Client, capabilities: Callable[[dict[str, Any]], dict[str, Any] | None]) -> None:
+    """After the session stamps a 2026-07-28 request's envelope, its client capabilities become
+    `capabilities(the session's own)` (None: left as they are). The session keeps its stamp
+    privately (set when it adopts the server's era: call this after connecting)."""
+    session = client.session
+    stamp = session._stamp
+
+    def stamped(data: dict[str, Any], opts: CallOptions) -> None:
+        stamp(data, opts)
+        meta = (data.get("params") or {}).get("_meta")
+        if meta is not None and (own := meta.get(types.CLIENT_CAPABILITIES_META_KEY)) is not None:
+            replaced = capabilities(own)
+            if replaced is not None:
+                meta[types.CLIENT_CAPABILITIES_META_KEY] = replaced
+
+    session._stamp = stamped
 
 
 def stamp_request(client: Client, request: dict[str, Any]) -> None:

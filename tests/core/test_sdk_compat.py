@@ -171,6 +171,55 @@ async def test_a_raw_request_is_stamped_as_the_session_stamps_its_own(mode: str,
         assert types.CLIENT_INFO_META_KEY in meta and types.CLIENT_CAPABILITIES_META_KEY in meta
 
 
+async def test_the_stamped_capabilities_are_replaced_for_a_modern_server_only() -> None:
+    """`stamp_capabilities` rewrites the client capabilities the session stamps (the private `_stamp`,
+    set when the session adopts the server's era): what the server reads is what it returned."""
+    told: list[Any] = []
+
+    async def calling(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        told.append(ctx.session.client_capabilities)
+        return types.CallToolResult(content=[])
+
+    async def listing(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[types.Tool(name="t", input_schema={"type": "object"})])
+
+    server: Server[Any] = Server("s", on_call_tool=calling, on_list_tools=listing)
+    for mode in ("auto", "legacy"):
+        async with Client(server, mode=mode, cache=None) as client:
+            sdk_compat.stamp_capabilities(client, lambda own: {"roots": {}})
+            await client.call_tool("t", {})
+    modern, handshake = told
+    assert modern == types.ClientCapabilities(roots=types.RootsCapability())
+    assert handshake is not None and handshake.roots is None  # the handshake era's: its initialize
+
+
+async def test_a_modern_result_without_result_type_is_complete_once_the_session_is_lenient() -> None:
+    """`complete_by_default` wraps the session's dispatcher (its private `_dispatcher`) and reads the
+    negotiated version (`_negotiated_version`): a result the server sent without `resultType` is
+    complete, where the session refused it."""
+
+    async def listing(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[])
+
+    server: Server[Any] = Server("s", on_list_tools=listing)
+    async with Client(server, mode="auto", cache=None) as client:
+        session = client.session
+        dispatcher = session._dispatcher
+        assert session._negotiated_version == client.protocol_version
+        send = dispatcher.send_raw_request
+
+        async def bare(method: str, params: Any, opts: Any = None, **kwargs: Any) -> dict[str, Any]:
+            raw = await send(method, params, opts, **kwargs)
+            raw.pop("resultType", None)  # as a server that leaves it out writes it
+            return raw
+
+        setattr(dispatcher, "send_raw_request", bare)  # noqa: B010
+        with pytest.raises(Exception, match="resultType"):
+            await client.list_tools(cache_mode="bypass")
+        sdk_compat.complete_by_default(client)
+        assert (await client.list_tools(cache_mode="bypass")).tools == []
+
+
 async def test_a_session_for_a_request_the_dispatcher_never_saw_sends_as_the_request_session_would() -> None:
     """`request_session` wraps the connection's dispatcher, passing the request's id as the private
     `_related_request_id` its own request channel passes; `all_sent` says whether it sent anything."""

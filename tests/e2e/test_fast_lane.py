@@ -269,16 +269,27 @@ SCRIPTED = {"command": sys.executable, "args": [str(FIXTURES / "scripted_server.
 @pytest.mark.parametrize("via", VIAS)
 async def test_protocol_errors_and_shapeless_results_read_the_same_through_the_lane(tmp_path: Path, via: str) -> None:
     """A server's JSON-RPC errors, and results no client could read (found in review: the full path
-    said "cut off (ValidationError)", as if the server had died; now both say what happened)."""
+    said "cut off (ValidationError)", as if the server had died; now both say what happened). An
+    error the spec defines (the server's -32602) reaches the client as that error both ways."""
     async with (
         engine_with(tmp_path, {"r": SCRIPTED}) as engine,
         connected(engine, via, mode="legacy", cache=None) as client,
     ):
-        for tool in ("proto_error", "bigerror", "nocontent", "badcontent", "meta", "extra"):
+        for tool in ("bigerror", "nocontent", "badcontent", "meta", "extra"):
             fast, full = await both_ways(engine, client, tool, {"x": "1"})
             assert fast == full, tool
-        fast, _full = await both_ways(engine, client, "proto_error", {"x": "1"})
-        assert fast[1]["detail"] == "Server 'r' rejected the call to 'proto_error': bad x"
+        lane, errors = engine.router.fast_lane, []
+        for enabled in (True, False):
+            lane.enabled, taken = enabled, lane.taken
+            with pytest.raises(MCPError) as raised:
+                await client.call_tool("proto_error", {"x": "1"})
+            assert lane.taken == taken + enabled
+            error = raised.value.error
+            errors.append((error.code, error.message, error.data, comparable(engine.router.activity.records()[-1])))
+        lane.enabled = True
+        assert errors[0] == errors[1]
+        assert errors[0][:3] == (-32602, "bad x", {"x": 1})
+        assert errors[0][3]["detail"] == "bad x"
         fast, _full = await both_ways(engine, client, "nocontent", {"x": "1"})
         assert fast[1]["detail"] == "Server 'r' answered 'nocontent' with an unknown result shape."
 

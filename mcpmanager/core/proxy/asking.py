@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 
 import anyio
@@ -30,6 +30,7 @@ from pydantic import BaseModel
 
 from mcpmanager.core.proxy.callers import Caller, Callers
 from mcpmanager.core.supervisor.asks import SampleAnswer
+from mcpmanager.core.supervisor.protocol_errors import CannotAsk
 
 logger = logging.getLogger(__name__)
 
@@ -81,18 +82,31 @@ def _result_type(request: types.InputRequest) -> type[BaseModel]:
 
 async def ask_caller(caller: Caller, request: types.InputRequest) -> Answer:
     """Put `request` to the client behind `caller`, the way its era allows."""
+    if caller.modern:
+        return (await ask_together(caller, {None: request}))[None]
     if caller.closed:
         return _refusal(f"{caller.client_name} is no longer waiting on this request")
-    if caller.modern:
-        if caller.questions is None:
-            return _refusal(
-                f"{caller.client_name} speaks MCP 2026-07-28 and can only be asked during tools/call, "
-                "prompts/get or resources/read"
-            )
-        answer: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
-        caller.questions.put_nowait((request, answer))
-        return await answer
     return await ask_session(caller.ctx.session, request, caller.ctx.request_id)
+
+
+async def ask_together(caller: Caller, requests: Mapping[str | None, types.InputRequest]) -> dict[str | None, Answer]:
+    """Put `requests` to a 2026-07-28 client at once, in one InputRequiredResult of its request,
+    under their keys where they have one (`rounds`); its answers by the same keys."""
+    if caller.closed:
+        refusal = _refusal(f"{caller.client_name} is no longer waiting on this request")
+        return dict.fromkeys(requests, refusal)
+    if caller.questions is None:
+        refusal = _refusal(
+            f"{caller.client_name} speaks MCP 2026-07-28 and can only be asked during tools/call, "
+            "prompts/get or resources/read"
+        )
+        return dict.fromkeys(requests, refusal)
+    loop = asyncio.get_running_loop()
+    answers: dict[str | None, asyncio.Future[Answer]] = {}
+    for key, request in requests.items():  # queued in one go: they leave in one result
+        answers[key] = loop.create_future()
+        caller.questions.put_nowait((key, request, answers[key]))
+    return {key: await answer for key, answer in answers.items()}
 
 
 async def ask_session(session: ServerSession, request: types.InputRequest, related: types.RequestId | None) -> Answer:
@@ -165,12 +179,34 @@ class ClientAsks:
             return answer
         return _refusal(f"{caller.client_name} answered roots/list with a {type(answer).__name__}.")
 
-    async def answer(self, caller: Caller, request: types.InputRequest) -> Answer:
-        """What `caller`'s client says to `request` (a question a 2026-07-28 server embedded in its
-        result): roots as `roots_for` decides, anything else asked if the client declared it."""
-        if isinstance(request, types.ListRootsRequest):
-            return await self.roots_for(caller.server, caller)
-        return capability_error(caller, request) or await ask_caller(caller, request)
+    async def answer_round(self, caller: Caller, requests: types.InputRequests) -> types.InputResponses:
+        """What `caller`'s client says to one round of a 2026-07-28 server's questions (its
+        `inputRequests`): roots from the config where it names them, a refusal (raised, with the
+        code the spec gives) for a question the client did not declare it can answer, the rest put
+        to the client: all at once under the server's keys (a 2026-07-28 client), or one by one
+        (a handshake-era client, asked by mcpmanager). A question that cannot be answered ends the
+        request (`CannotAsk`: a tool call's text, as where a handshake-era server is refused)."""
+        answers: dict[str, Answer] = {}
+        asked: dict[str | None, types.InputRequest] = {}
+        configured = self._configured_roots(caller.server)
+        for key, request in requests.items():
+            if isinstance(request, types.ListRootsRequest) and configured is not None:
+                answers[key] = types.ListRootsResult(roots=[_root(entry) for entry in configured])
+            elif (refused := capability_error(caller, request)) is not None:
+                raise CannotAsk.from_error_data(refused)
+            else:
+                asked[key] = request
+        if caller.modern:
+            replies = await ask_together(caller, asked)
+        else:
+            replies = {key: await ask_caller(caller, request) for key, request in asked.items()}
+        for asked_key, reply in replies.items():
+            if isinstance(reply, types.ErrorData):
+                raise CannotAsk.from_error_data(reply)
+            if isinstance(reply, types.ListRootsResult):
+                self._heard_roots[caller.key] = list(reply.roots)
+            answers[str(asked_key)] = reply
+        return answers  # type: ignore[return-value]  # (no ErrorData left: raised above)
 
     async def log(self, server: str, message: types.LoggingMessageNotificationParams) -> None:
         await self._log(server, message)

@@ -105,8 +105,9 @@ class CallBook:
     @staticmethod
     def failed(called: str, tool: CatalogueTool, exc: Exception) -> types.CallToolResult:
         """What a call that raised is answered (in the `except` block): a question the client could
-        not answer, a stale requestState, or a fault of mcpmanager's own (logged with its traceback),
-        which must reach the model as text, not as -32603."""
+        not answer or a fault of mcpmanager's own (logged with its traceback), which must reach the
+        model as text, not as -32603. (An error the spec defines is raised on instead: the callers
+        check `protocol_errors.passes` first.)"""
         if not isinstance(exc, MCPError):
             logger.exception("call to %s failed", tool.key)
         return error_result(f"Calling '{called}' on server '{tool.server}' failed: {exc}")

@@ -24,8 +24,10 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmanager.core.proxy.connections import Connections
 
-# One question a modern client must answer before the parked request can go on (see `rounds`).
-Question = tuple[types.InputRequest, "asyncio.Future[types.InputResponse | types.ErrorData]"]
+# One question a modern client must answer before the parked request can go on (see `rounds`): the
+# key a 2026-07-28 server gave it (None: a question of mcpmanager's or a handshake-era server's), the
+# question, and where its answer goes.
+Question = tuple[str | None, types.InputRequest, "asyncio.Future[types.InputResponse | types.ErrorData]"]
 _serial = itertools.count()
 
 

@@ -39,8 +39,10 @@ from mcpmanager.core.proxy.callers import Caller
 from mcpmanager.core.resolve.resolver import Resolver
 from mcpmanager.core.sdk_compat import initialize_accepted
 from mcpmanager.core.supervisor.downstream import Downstream
+from mcpmanager.core.supervisor.protocol_errors import passes
 from mcpmanager.core.supervisor.raw_calls import RawCalls
 from mcpmanager.core.supervisor.tool_calls import RawOutcome, shapeless
+from mcpmanager.core.tool_results import error_result
 
 _PLAIN = frozenset({"name", "arguments", "_meta"})  # what a call the lane may take can hold
 _TEXT_ONLY = frozenset({"content", "isError", "resultType"})  # (`_text_only`)
@@ -171,6 +173,9 @@ class FastLane:
             with book.cancellable(call):
                 outcome = await book.in_flight(tool, call, typed, send)
         except Exception as exc:  # boundary: a bug here must reach the model as text, not -32603
+            if passes(exc):  # ...but an error the spec defines reaches the client as that error
+                book.finish(call, "error", error_result(str(exc)), soon=True)
+                raise
             outcome = book.failed(name, tool, exc)
         return self._finish(call, tool, outcome)
 

@@ -23,6 +23,8 @@ from mcpmanager.core.proxy.callers import Caller, Callers
 from mcpmanager.core.proxy.rounds import Rounds
 from mcpmanager.core.proxy.starting import StartingServers
 from mcpmanager.core.supervisor.downstream import Downstream
+from mcpmanager.core.supervisor.envelope import calling
+from mcpmanager.core.supervisor.protocol_errors import read_error_for, resource_not_found
 from mcpmanager.core.supervisor.tool_calls import Unavailable
 
 logger = logging.getLogger(__name__)
@@ -132,7 +134,8 @@ class Passthrough:
         await self._known(None, lambda: self.offerings.owners_of(uri) or None)
         servers = self.offerings.servers_for_uri(uri)
         if not servers:
-            raise MCPError(types.INVALID_PARAMS, f"Resource not found: {uri} (no server offers resources).")
+            message = f"Resource not found: {uri} (no server offers resources)."
+            raise resource_not_found(uri, ctx.protocol_version, message)
 
         async def read_from(server: str) -> types.ReadResourceResult | types.InputRequiredResult:
             downstream, client = await self._ready(server)
@@ -160,7 +163,7 @@ class Passthrough:
             except MCPError as exc:
                 failure = failure or exc
         assert failure is not None
-        raise failure
+        raise read_error_for(failure, uri, ctx.protocol_version)  # a miss in the client's era (SEP-2164)
 
     async def complete(
         self, ctx: ServerRequestContext[Any], params: types.CompleteRequestParams
@@ -182,7 +185,7 @@ class Passthrough:
             return types.CompleteResult(completion=types.Completion(values=[]))
         downstream, client = await self._ready(server)
         request = types.CompleteRequest(params=params.model_copy(update={"ref": ref, "meta": None}))
-        with self.callers.working_for(server, ctx):
+        with self.callers.working_for(server, ctx) as caller, calling(caller.capabilities):
             return await _guarded(downstream, client.session.send_request(request, types.CompleteResult))
 
     def holds(self, connection: int, uri: str) -> bool:

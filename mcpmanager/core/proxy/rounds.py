@@ -7,9 +7,14 @@ either era too. `Rounds` runs each such request so that every pairing works:
   it directly; a 2026-07-28 client gets an `InputRequiredResult` while the server's request is
   *parked* (kept running), and the client's retry (`inputResponses` + our `requestState`) answers
   the server and the wait goes on;
-* a 2026-07-28 server answers `InputRequiredResult` itself: mcpmanager answers each question the
-  way the first case does (roots from the config where set, a refusal where the client lacks the
-  capability, else the client is asked in its era) and retries the server with the answers.
+* a 2026-07-28 server answers `InputRequiredResult` itself: mcpmanager answers what it answers for
+  the client (roots from the config where set, a refusal where the client lacks the capability);
+  the rest of the round goes to a 2026-07-28 client at once under the server's own keys (the
+  client's `requestState` is ours; the server's waits here and goes back to it untouched), and a
+  handshake-era client is asked each question in its era; then the server is retried with the
+  answers.
+
+Every request sent for a client tells a 2026-07-28 server that client's capabilities (`envelope`).
 
 A parked request whose client never comes back is released after `PARK_EXPIRY`: the server is
 told the client did not answer.
@@ -18,6 +23,7 @@ told the client did not answer.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import secrets
 from collections.abc import Callable, Coroutine
@@ -31,6 +37,7 @@ from mcp.shared.exceptions import MCPError
 
 from mcpmanager.core.proxy.asking import ClientAsks
 from mcpmanager.core.proxy.callers import Caller, Callers, Question
+from mcpmanager.core.supervisor.envelope import calling
 
 logger = logging.getLogger(__name__)
 
@@ -82,11 +89,12 @@ class Rounds:
         send: Send,
         kind: str,
     ) -> Outcome:
-        state = params.request_state
         if self.is_retry(params):
             return await self.resume(ctx, params, kind)
+        if params.request_state is not None:  # every requestState a client holds is one of ours
+            raise stale_state()
         caller = self.callers.enter(server, ctx, parkable=True)
-        drive = self._drive(caller, send, params.input_responses, state)
+        drive = self._drive(caller, send, params.input_responses)
         if caller.questions is None:  # a handshake-era client: asked directly, here
             try:
                 return await drive
@@ -96,20 +104,18 @@ class Rounds:
         task.add_done_callback(lambda _t: self.callers.leave(caller))
         return await self._wait(_Parked(caller, task, kind))
 
-    async def _drive(
-        self, caller: Caller, send: Send, responses: types.InputResponses | None, state: str | None
-    ) -> Outcome:
-        result = await send(caller, responses, state)
+    async def _drive(self, caller: Caller, send: Send, responses: types.InputResponses | None) -> Outcome:
+        """Send the request for `caller` (the server told the client's capabilities: `calling`),
+        and answer each round of a 2026-07-28 server's questions, all of a round at once, then retry
+        it with the answers and its own `requestState`, exactly as it wrote it."""
+        with calling(caller.capabilities):
+            result = await send(caller, responses, None)
         for _ in range(MAX_ROUNDS):
             if not isinstance(result, types.InputRequiredResult):
                 return result
-            answers: types.InputResponses = {}
-            for key, request in (result.input_requests or {}).items():
-                answer = await self.asks.answer(caller, request)
-                if isinstance(answer, types.ErrorData):
-                    raise MCPError.from_error_data(answer)
-                answers[key] = answer
-            result = await send(caller, answers, result.request_state)
+            answers = await self.asks.answer_round(caller, result.input_requests or {})
+            with calling(caller.capabilities):
+                result = await send(caller, answers, result.request_state)
         raise MCPError(types.INTERNAL_ERROR, f"Server '{caller.server}' still wanted input after {MAX_ROUNDS} rounds.")
 
     async def resume(
@@ -119,9 +125,7 @@ class Rounds:
         state = params.request_state or ""
         parked = self._parked.get(state)
         if parked is None or parked.kind != kind:
-            raise MCPError(
-                types.INVALID_PARAMS, "This requestState expired or was already used: send the request anew."
-            )
+            raise stale_state()
         del self._parked[state]
         if parked.expiry is not None:
             parked.expiry.cancel()
@@ -152,8 +156,16 @@ class Rounds:
     def _park(self, parked: _Parked[Any], gathered: list[Question]) -> types.InputRequiredResult:
         token = PARK_PREFIX + secrets.token_urlsafe(18)
         requests: types.InputRequests = {}
-        for n, (request, future) in enumerate(gathered):
-            key = f"q{n}"
+        unkeyed: list[tuple[types.InputRequest, asyncio.Future[types.InputResponse | types.ErrorData]]] = []
+        for key, request, future in gathered:  # a 2026-07-28 server's keys as it wrote them
+            if key is None or key in requests:
+                unkeyed.append((request, future))
+            else:
+                requests[key] = request
+                parked.pending[key] = future
+        numbered = (f"q{n}" for n in itertools.count() if f"q{n}" not in requests)  # ours: q0, q1...
+        for request, future in unkeyed:
+            key = next(numbered)
             requests[key] = request
             parked.pending[key] = future
         self._parked[token] = parked
@@ -185,11 +197,20 @@ def _release(parked: _Parked[Any], why: str) -> None:
             future.set_result(refusal)
     parked.pending = {}
     while caller.questions is not None and not caller.questions.empty():
-        _request, future = caller.questions.get_nowait()
+        _key, _request, future = caller.questions.get_nowait()
         if not future.done():
             future.set_result(refusal)
     parked.task.cancel()
     parked.task.add_done_callback(_consume)
+
+
+def stale_state() -> MCPError:
+    """A retry whose requestState mcpmanager did not issue, or no longer holds (expired, already
+    used, for another kind of request, tampered with): invalid params (SEP-2322), a JSON-RPC error."""
+    return MCPError(
+        types.INVALID_PARAMS,
+        "This requestState is not one mcpmanager holds (expired, already used or altered): send the request anew.",
+    )
 
 
 def _no_answer(why: str) -> types.ErrorData:

@@ -3,10 +3,10 @@
 Every call is resolved (`Resolver`), kept in the call book (`CallBook`: its count, activity record,
 time in flight, learning) and routed to its server over that server's one long-lived session.
 Results pass through exactly as the server returned them; failures become `isError` results a
-model can act on, never bare protocol errors. Prompts, resources, completion and logging go through
-`Passthrough`; what servers ask their client goes to the client behind the request (`Callers`,
-`ClientAsks`, `Rounds`); news from servers (changed lists, updated resources, log messages) reaches
-the clients through every mode server.
+model can act on, except the errors the spec defines (`protocol_errors`), which stay JSON-RPC
+errors. Prompts, resources, completion and logging go through `Passthrough`; what servers ask their
+client goes to the client behind the request (`Callers`, `ClientAsks`, `Rounds`); news from servers
+(changed lists, updated resources, log messages) reaches the clients through every mode server.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from mcpmanager.core.search.semantic import ModelName, SemanticIndex
 from mcpmanager.core.search.vector_cache import VectorCache
 from mcpmanager.core.supervisor.downstream import Downstream
 from mcpmanager.core.supervisor.lifecycle import State
+from mcpmanager.core.supervisor.protocol_errors import passes
 from mcpmanager.core.supervisor.tool_calls import ProgressCallback, Unavailable
 from mcpmanager.core.tool_results import error_result
 
@@ -175,11 +176,8 @@ class Router:
         """A client's tools/call: a meta-tool (discovery mode), or a catalogue tool by any name."""
         self.book.received()
         if self.rounds.is_retry(params):  # a parked call goes on, whatever its name resolves to now
-            try:
-                retried: CallResult = await self.rounds.resume(ctx, params, "tools/call")
-                return retried
-            except MCPError as exc:
-                return error_result(f"Calling '{params.name}' failed: {exc}")
+            retried: CallResult = await self.rounds.resume(ctx, params, "tools/call")  # (a stale state: -32602)
+            return retried
         name, args = params.name, params.arguments
         if meta_tools and self.catalogue.get(name) is None and (meta_name := _meta_name(name)):
             if meta_name == meta.DISCOVER:
@@ -248,7 +246,11 @@ class Router:
                 failure = error_result(decided[0].refusal or "Refused.")
                 self.book.finish(call, "refused", failure)
                 return failure
-            result = await self._forward(call, params, tool, called, arguments, approve)
+            try:
+                result = await self._forward(call, params, tool, called, arguments, approve)
+            except MCPError as exc:  # an error the spec defines: the client's, as a JSON-RPC error
+                self.book.finish(call, "error", error_result(str(exc)))
+                raise
             failed = isinstance(result, types.CallToolResult) and result.is_error
             refused = bool(decided) and not decided[0].allowed  # by the client, asked before the first send
             self.book.finish(call, "refused" if refused else "error" if failed else "ok", result, tool.key)
@@ -328,6 +330,8 @@ class Router:
             result: CallResult = await self.book.in_flight(tool, call, params, send)
             return result
         except Exception as exc:  # boundary: a bug here must reach the model as text, not -32603
+            if passes(exc):  # ...but an error the spec defines stays one (`protocol_errors`)
+                raise
             return self.book.failed(called, tool, exc)
 
     def _unknown_servers(self) -> str:

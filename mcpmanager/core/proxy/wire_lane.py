@@ -35,6 +35,7 @@ import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.dispatcher import as_request_id, coerce_request_id
+from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmanager.core.proxy.fast_lane import Admitted, FastLane, Remember
@@ -156,6 +157,9 @@ class WireLane:
             with contextlib.suppress(Exception):  # (the session ended meanwhile)
                 await self.unanswered(request_id)
             return
+        except MCPError as exc:  # an error the spec defines (the lane raises only those): as it came
+            quiet = not await all_sent(ctx.session)
+            message = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=exc.error)
         except Exception as exc:  # a bug here is the client's error, in the words the SDK's dispatcher uses
             logger.exception("call %r on the wire lane failed", request_id)
             quiet, message = False, types.JSONRPCError(jsonrpc="2.0", id=request_id, error=_failed(exc))

@@ -28,10 +28,11 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcpmanager import __version__
 from mcpmanager.core.config.servers import ServerConfig, StdioServerConfig, secret_values
 from mcpmanager.core.config.settings import SupervisorSettings
-from mcpmanager.core.sdk_compat import Transport, pass_results_through
+from mcpmanager.core.sdk_compat import Transport, complete_by_default, pass_results_through, stamp_capabilities
 from mcpmanager.core.supervisor import explain, lifecycle
 from mcpmanager.core.supervisor.asks import NobodyUpstream, UpstreamAsks
 from mcpmanager.core.supervisor.client_wishes import ClientWishes
+from mcpmanager.core.supervisor.envelope import Envelopes
 from mcpmanager.core.supervisor.eras import HANDSHAKE, KnownEras
 from mcpmanager.core.supervisor.events import (
     Listener,
@@ -111,6 +112,7 @@ class Downstream(ClientWishes, ToolCalls):
         self.last_exit: str | None = None
         self.ready_since: float | None = None
         self._client: Client | None = None
+        self._envelopes = Envelopes()  # what each request tells a 2026-07-28 server its client can do
         self._ready = asyncio.Event()
         self._attempt: asyncio.Task[None] | None = None
         self._attempt_scope: anyio.CancelScope | None = None
@@ -258,6 +260,8 @@ class Downstream(ClientWishes, ToolCalls):
             modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
             self._eras.remember(self.config, client.protocol_version if modern else HANDSHAKE)
             pass_results_through(client)
+            complete_by_default(client)
+            stamp_capabilities(client, self._capabilities_for_caller)
             self.protocol_version = client.protocol_version
             self.declared = client.server_capabilities
             self._phase = "tools/list"
@@ -275,6 +279,10 @@ class Downstream(ClientWishes, ToolCalls):
             self._apply(lifecycle.BecameReady(self._clock()))
             self._ready.set()
             raise _StartFailure(await self._serve(client))
+
+    def _capabilities_for_caller(self, own: dict[str, Any]) -> dict[str, Any] | None:
+        """The capabilities a request tells the server: the calling client's (`envelope`)."""
+        return self._envelopes.capabilities(own, self.config.roots is not None)
 
     async def _open_transport(self) -> Transport:
         try:  # `${keyring:…}` references, filled at each start; a missing entry needs the user

@@ -1,12 +1,14 @@
 """Tool calls on one server, mixed into its `Downstream`: through the SDK's session, or as bytes
 (`raw_calls`) for the proxy's fast lane. Either way a failure comes back as an
-isError result that names the server, the tool and why, in the same words.
+isError result that names the server, the tool and why, in the same words; a protocol error the
+spec defines (`protocol_errors`) is raised as the server sent it, for the client.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -20,8 +22,10 @@ from pydantic import ValidationError
 from mcpmanager.core.config.settings import SupervisorSettings
 from mcpmanager.core.sdk_compat import stamp_request
 from mcpmanager.core.supervisor import explain
+from mcpmanager.core.supervisor.envelope import Envelopes, calling
 from mcpmanager.core.supervisor.lifecycle import State, Status
 from mcpmanager.core.supervisor.process import ChildProcess
+from mcpmanager.core.supervisor.protocol_errors import passes
 from mcpmanager.core.supervisor.raw_calls import RawCalls, RawClosed
 from mcpmanager.core.supervisor.stderr_log import StderrLog
 from mcpmanager.core.tool_results import error_result
@@ -47,6 +51,11 @@ class ToolCalls:
     _client: Client | None
     _status_changed: asyncio.Event
     _raw_stamp: tuple[Client, dict[str, Any] | None] | None = None  # (`_stamp`)
+    _raw_metas: tuple[dict[str, Any], dict[str, Any]] | None = None  # the last caller's (capabilities, `_meta`)
+    _envelopes: Envelopes
+
+    def _capabilities_for_caller(self, own: dict[str, Any]) -> dict[str, Any] | None:
+        raise NotImplementedError
 
     @property
     def status(self) -> Status:
@@ -133,17 +142,32 @@ class ToolCalls:
     def _stamp(self) -> dict[str, Any] | None:
         """The `_meta` the session puts on a tools/call (`stamp_request`): the same for every call of
         one session (its era's envelope: version, client info, capabilities, log level), so it is
-        taken once per session rather than rebuilt, with its HTTP headers, on every call."""
+        taken once per session rather than rebuilt, with its HTTP headers, on every call; then with
+        the calling client's capabilities (`envelope`), built once per capability set."""
         client = self._client
         if client is None:
             return None
         if self._raw_stamp is None or self._raw_stamp[0] is not client:
             probe: dict[str, Any] = {"method": "tools/call", "params": {"name": "", "arguments": {}}}
-            stamp_request(client, probe)
+            with calling(None):  # the session's own envelope
+                stamp_request(client, probe)
             self._raw_stamp = (client, probe["params"].get("_meta"))
-        return self._raw_stamp[1]
+        meta = self._raw_stamp[1]
+        own = meta.get(types.CLIENT_CAPABILITIES_META_KEY) if meta is not None else None
+        if meta is None or own is None:
+            return meta  # a handshake-era server: no envelope
+        capabilities = self._capabilities_for_caller(own)
+        if capabilities is None:
+            return meta
+        last = self._raw_metas
+        if last is None or last[0] is not capabilities:
+            last = self._raw_metas = (capabilities, {**meta, types.CLIENT_CAPABILITIES_META_KEY: capabilities})
+        return last[1]
 
     async def _refused(self, name: str, exc: MCPError) -> types.CallToolResult:
+        if passes(exc):  # an error the spec defines (invalid params, a capability...): the client's, as sent
+            error = exc.error  # (but never with a secret of this server's in it)
+            raise MCPError(error.code, self.log.mask(error.message), _masked(error.data, self.log.mask)) from None
         if exc.error.code == types.REQUEST_TIMEOUT:  # the SDK's read timeout: not a refusal
             return self._too_slow(name)
         if exc.error.code != types.CONNECTION_CLOSED:
@@ -203,6 +227,17 @@ class ToolCalls:
 def shapeless(server: str, tool: str) -> types.CallToolResult:
     """What a call comes to when the server's answer is no result a client could read."""
     return error_result(f"Server '{server}' answered '{tool}' with an unknown result shape.")
+
+
+def _masked(value: Any, mask: Callable[[str], str]) -> Any:
+    """A JSON value with every string in it masked (keys are names: kept)."""
+    if isinstance(value, str):
+        return mask(value)
+    if isinstance(value, dict):
+        return {key: _masked(item, mask) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_masked(item, mask) for item in value]
+    return value
 
 
 def _without_server_info(

@@ -97,7 +97,7 @@ async def test_a_modern_client_is_asked_through_input_required_and_its_retry_fin
     assert setup.rounds.parked() == 0
     await asyncio.sleep(0)
     assert setup.callers.on("srv") == []
-    with pytest.raises(MCPError, match="expired or was already used"):
+    with pytest.raises(MCPError, match="expired, already used or altered"):
         await setup.rounds.resume(ctx(session, 3), params(first.request_state, {key: REPLY}), "tools/call")
 
 
@@ -200,7 +200,7 @@ async def test_a_retry_for_another_kind_of_request_is_refused() -> None:
     first = await setup.rounds.run("srv", ctx(FakeSession(MODERN)), params(), setup.sampling_tool(), "tools/call")
     assert isinstance(first, types.InputRequiredResult) and first.request_state
     retry = types.ReadResourceRequestParams(uri="x://y", request_state=first.request_state, input_responses={})
-    with pytest.raises(MCPError, match="expired or was already used"):
+    with pytest.raises(MCPError, match="expired, already used or altered"):
         await setup.rounds.resume(ctx(FakeSession(MODERN), 2), retry, "resources/read")
     setup.rounds.close()
     assert setup.rounds.parked() == 0

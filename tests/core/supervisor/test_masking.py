@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import mcp_types as types
+import pytest
+from mcp.shared.exceptions import MCPError
 
 from mcpmanager.core.config.servers import HttpServerConfig, StdioServerConfig, secret_values
 from mcpmanager.core.config.settings import SupervisorSettings
@@ -93,15 +95,16 @@ async def test_the_reason_and_the_unavailable_error_quote_stderr_masked() -> Non
 
 
 async def test_a_servers_protocol_error_is_quoted_masked() -> None:
-    """A server refusing a call may quote the key it was given; the isError (and the activity
-    record made of it) must not."""
+    """A server refusing a call may quote the key it was given; the error the client gets (a
+    JSON-RPC error, as the server sent it: its invalid params) must not."""
     spawner = FakeSpawner(stripe=MemoryServer("stripe"))
     downstream = Downstream(StdioServerConfig("stripe", "stripe-mcp"), SETTINGS, None, lambda _: None, spawner=spawner)
     downstream.start()
     try:
         await wait_for(lambda: downstream.status.state is State.READY)
-        result = await downstream.call_tool("refuse", {"text": f"invalid API key {KEY}"})
-        assert isinstance(result, types.CallToolResult) and result.is_error
-        assert text_of(result) == "Server 'stripe' rejected the call to 'refuse': invalid API key ***"
+        with pytest.raises(MCPError) as raised:
+            await downstream.call_tool("refuse", {"text": f"invalid API key {KEY}"})
+        assert raised.value.error.code == types.INVALID_PARAMS
+        assert raised.value.error.message == "invalid API key ***"
     finally:
         await downstream.stop()
