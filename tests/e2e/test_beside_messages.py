@@ -259,6 +259,11 @@ async def test_trace_context_reaches_the_server_and_comes_back(tmp_path: Path, e
             contents = read.contents[0]
             assert isinstance(contents, types.TextResourceContents) and contents.text == expected
             assert _trace_keys(read.meta) == SERVER_TRACE
+            ref = types.PromptReference(name="trace_prompt")
+            argument = types.CompletionArgument(name="x", value="")
+            params = types.CompleteRequestParams(ref=ref, argument=argument, _meta=meta)
+            completed = await c.session.send_request(types.CompleteRequest(params=params), types.CompleteResult)
+            assert completed.completion.values == [expected]
 
 
 async def test_trace_context_over_serve_stdio(tmp_path: Path) -> None:

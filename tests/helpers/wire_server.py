@@ -6,9 +6,10 @@
 
 - Every list and read answer carries `--ttl`/`--scope` (to a 2026-07-28 client; the SDK's cache
   hints), so a proxy's merge of several such servers can be checked.
-- `trace` (tool), `trace_prompt` (prompt) and `wire://trace` (resource) answer with the trace keys
-  (`traceparent`, `tracestate`, `baggage`) their request's `_meta` carried, as JSON text, and put
-  the server's own trace keys (`SERVER_TRACE`) in their result's `_meta`.
+- `trace` (tool), `trace_prompt` (prompt, and a completion for it) and `wire://trace` (resource)
+  answer with the trace keys (`traceparent`, `tracestate`, `baggage`) their request's `_meta`
+  carried, as JSON text, and put the server's own trace keys (`SERVER_TRACE`) in their result's
+  `_meta`.
 - `routed` has `region` and `label` annotated with `x-mcp-header`: over HTTP the SDK checks the
   `Mcp-Param-*` headers against the arguments (a mismatch or a missing header is refused with
   -32020); its answer is every `Mcp-Param-*` header the request carried, as JSON text.
@@ -132,6 +133,9 @@ class WireServer:
         contents = types.TextResourceContents(uri=str(params.uri), mime_type="application/json", text=traced(ctx))
         return types.ReadResourceResult(contents=[contents], _meta=dict(SERVER_TRACE))
 
+    async def complete(self, ctx: Ctx, params: types.CompleteRequestParams) -> types.CompleteResult:
+        return types.CompleteResult(completion=types.Completion(values=[traced(ctx)]))
+
     def build(self, ttl_ms: int, scope: str) -> Server[Any]:
         hint = CacheHint(ttl_ms=ttl_ms, scope="public" if scope == "public" else "private")
         return Server(
@@ -144,6 +148,7 @@ class WireServer:
             on_list_resources=self.list_resources,
             on_list_resource_templates=self.list_templates,
             on_read_resource=self.read_resource,
+            on_completion=self.complete,
             on_subscriptions_listen=ListenHandler(self.bus),
             cache_hints=dict.fromkeys(CACHEABLE, hint),  # type: ignore[arg-type]
         )
