@@ -12,7 +12,9 @@ figure in the window, never a crash.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+import contextlib
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextvars import ContextVar
 from typing import Any, TypeVar, cast
 
 import httpx2
@@ -51,6 +53,8 @@ __all__ = [
     "listen_streams",
     "mcp_http_client",
     "pass_results_through",
+    "request_headers",
+    "sends_request_headers",
     "stamp_capabilities",
     "without_telemetry",
 ]
@@ -138,6 +142,43 @@ def stamp_request(client: Client, request: dict[str, Any]) -> None:
     stamp = getattr(client.session, "_stamp", None)
     if stamp is not None:
         stamp(request, {})
+
+
+_REQUEST_HEADERS: ContextVar[Mapping[str, str] | None] = ContextVar("mcpmanager_request_headers", default=None)
+
+
+def sends_request_headers(client: Client) -> None:
+    """Let the client's requests carry extra HTTP headers (`request_headers`) beside the ones its
+    session sets for each request (the routing headers, the `Mcp-Param-*` it mirrors from a tool's
+    `x-mcp-header` arguments: those win). The session's per-request headers come from its private
+    stamp, fixed once it knows the server's era; call this after entering the client."""
+    session = client.session
+    stamp = getattr(session, "_stamp", None)
+    if stamp is None or getattr(stamp, "sends_request_headers", False):
+        return
+
+    def stamped(data: dict[str, Any], opts: CallOptions) -> None:
+        stamp(data, opts)
+        extra = _REQUEST_HEADERS.get()
+        if extra:
+            headers = opts.setdefault("headers", {})
+            own = {name.lower() for name in headers}
+            headers.update({name: value for name, value in extra.items() if name.lower() not in own})
+
+    stamped.sends_request_headers = True  # type: ignore[attr-defined]
+    session._stamp = stamped
+
+
+@contextlib.contextmanager
+def request_headers(headers: Mapping[str, str] | None) -> Iterator[None]:
+    """While inside, requests sent by clients set up with `sends_request_headers` carry `headers`
+    (over HTTP; a stdio server has no headers). The session stamps a request in the sending task,
+    so this holds for exactly the requests sent from within."""
+    token = _REQUEST_HEADERS.set(headers)
+    try:
+        yield
+    finally:
+        _REQUEST_HEADERS.reset(token)
 
 
 def without_telemetry(server: Server[Any]) -> None:

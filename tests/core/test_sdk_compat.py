@@ -399,3 +399,30 @@ def test_no_module_but_sdk_compat_reaches_a_private_part_of_the_sdk() -> None:
                 found += [f"{where}:{cls.lineno}: {cls.name} reaches the SDK's {name}" for name in touched]
     assert found == []
     assert "_request_streams" in sdk_only  # (read from the installed SDK)
+
+
+async def test_extra_request_headers_go_with_the_session_s_own_and_never_over_them() -> None:
+    """`sends_request_headers` wraps the session's private per-request stamp (where its HTTP headers
+    are set): what `request_headers` holds is added, and a header the session set itself wins."""
+
+    async def listing(ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[])
+
+    server: Server[Any] = Server("s", on_list_tools=listing)
+    async with Client(server, mode="auto", cache=None) as client:
+        sdk_compat.sends_request_headers(client)
+        sdk_compat.sends_request_headers(client)  # once is enough: not wrapped twice
+        stamp = client.session._stamp
+        assert getattr(stamp, "sends_request_headers", False)
+
+        def headers_of(extra: dict[str, str] | None) -> dict[str, str]:
+            opts: dict[str, Any] = {}
+            with sdk_compat.request_headers(extra):
+                stamp({"method": "tools/call", "params": {"name": "t", "arguments": {}}}, opts)  # type: ignore[arg-type]
+            return dict(opts.get("headers", {}))
+
+        plain = headers_of(None)
+        assert plain["mcp-method"] == "tools/call" and plain["mcp-name"] == "t"
+        got = headers_of({"Mcp-Param-Tenant": "acme", "MCP-METHOD": "other"})
+        assert got == {**plain, "Mcp-Param-Tenant": "acme"}
+        assert headers_of(None) == plain  # only while inside

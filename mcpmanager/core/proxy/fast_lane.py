@@ -36,6 +36,7 @@ from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
 from mcpmanager.core.proxy.approval import Approvals
 from mcpmanager.core.proxy.call_book import Call, CallBook
 from mcpmanager.core.proxy.callers import Caller
+from mcpmanager.core.proxy.trace_context import trace_of
 from mcpmanager.core.resolve.resolver import Resolver
 from mcpmanager.core.sdk_compat import initialize_accepted
 from mcpmanager.core.supervisor.downstream import Downstream
@@ -160,9 +161,9 @@ class FastLane:
             """The first send as bytes; a 2026-07-28 server's retries with answers the session's way."""
             nonlocal sent
             if sent:
-                return await downstream.call_tool(tool.name, arguments, None, answers, state)
+                return await downstream.call_tool(tool.name, arguments, None, answers, state, trace_of(caller.ctx.meta))
             sent = True
-            result = await downstream.call_tool_raw(lane, tool.name, arguments)
+            result = await downstream.call_tool_raw(lane, tool.name, arguments, trace_of(ctx.meta))
             if caller.ctx is not ctx and isinstance(result, dict):  # parked, then resumed: the full path answers
                 return _typed(result, tool)
             return result

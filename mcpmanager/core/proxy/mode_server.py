@@ -118,7 +118,7 @@ class ModeServer:
         # Handshake-era clients get list_changed on their connection's standalone channel; the
         # session object of their latest request is how we reach it (one entry per connection).
         self._legacy_sessions: dict[int, ServerSession] = {}
-        self._listed: tuple[int, list[types.Tool]] | None = None
+        self._listed: tuple[int, list[types.Tool], tuple[str, ...]] | None = None  # (generation, tools, servers)
         self._notified: list[dict[str, Any]] = []
         self.server = _ProxyServer(
             "mcpmanager",
@@ -166,13 +166,23 @@ class ModeServer:
         generation = self.catalogue.generation
         if self._listed is None or self._listed[0] != generation:
             listed = list(meta.META_TOOLS) if self.mode == "discovery" else []
+            servers: dict[str, None] = {}
             for tool in self.visible_tools():
                 try:
                     listed.append(types.Tool.model_validate(tool.exposed_spec()))
+                    servers[tool.server] = None
                 except ValueError as exc:  # one malformed schema must not hide every other tool
                     logger.warning("skipping tool %s: invalid definition: %s", tool.key, exc)
-            self._listed = (generation, listed)
+            self._listed = (generation, listed, tuple(servers))
         return self._listed[1]
+
+    def tool_list_result(self) -> types.ListToolsResult:
+        """tools/list's answer: the tools, cached no longer than the servers whose tools it lists
+        allow (`freshness`)."""
+        tools = self.tool_list()
+        assert self._listed is not None
+        fresh = self._passthrough.freshness(self._listed[2], "tools")
+        return types.ListToolsResult(tools=tools, **fresh.fields())
 
     def clients(self) -> int:
         """Clients connected now: HTTP sessions of the handshake era and modern clients listening
@@ -185,7 +195,7 @@ class ModeServer:
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         self._remember(ctx)
-        return types.ListToolsResult(tools=self.tool_list())
+        return self.tool_list_result()
 
     async def _on_call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> CallResult:
         self._remember(ctx)

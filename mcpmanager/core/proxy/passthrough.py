@@ -9,8 +9,8 @@ protocol error passes through with its code and message, so a client sees what t
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, TypeVar, get_args
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar, cast, get_args
 
 import anyio
 import mcp_types as types
@@ -22,8 +22,11 @@ from mcpmanager.core.catalogue.offerings import Offerings
 from mcpmanager.core.proxy.callers import Caller, Callers
 from mcpmanager.core.proxy.rounds import Rounds
 from mcpmanager.core.proxy.starting import StartingServers
+from mcpmanager.core.proxy.trace_context import trace_of
 from mcpmanager.core.supervisor.downstream import Downstream
 from mcpmanager.core.supervisor.envelope import calling
+from mcpmanager.core.supervisor.freshness import DEFAULT, Freshness, merged
+from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.supervisor.protocol_errors import read_error_for, resource_not_found
 from mcpmanager.core.supervisor.tool_calls import Unavailable
 
@@ -75,19 +78,37 @@ class Passthrough:
     # Lists ----------------------------------------------------------------------------------------
 
     def prompts(self, cursor: str | None) -> types.ListPromptsResult:
-        specs = [p.exposed_spec() for p in self.offerings.prompts()]
-        page, next_cursor = page_of(specs, cursor)
-        return types.ListPromptsResult(prompts=[types.Prompt.model_validate(p) for p in page], next_cursor=next_cursor)
+        listed = self.offerings.prompts()
+        page, next_cursor = page_of([p.exposed_spec() for p in listed], cursor)
+        fresh = self.freshness((p.server for p in listed), "prompts")
+        prompts = [types.Prompt.model_validate(p) for p in page]
+        return types.ListPromptsResult(prompts=prompts, next_cursor=next_cursor, **fresh.fields())
 
     def resources(self, cursor: str | None) -> types.ListResourcesResult:
-        page, next_cursor = page_of([r.spec for r in self.offerings.resources()], cursor)
+        listed = self.offerings.resources()
+        page, next_cursor = page_of([r.spec for r in listed], cursor)
+        fresh = self.freshness((r.server for r in listed), "resources")
         resources = [types.Resource.model_validate(r) for r in page]
-        return types.ListResourcesResult(resources=resources, next_cursor=next_cursor)
+        return types.ListResourcesResult(resources=resources, next_cursor=next_cursor, **fresh.fields())
 
     def templates(self, cursor: str | None) -> types.ListResourceTemplatesResult:
-        page, next_cursor = page_of([t.spec for t in self.offerings.templates()], cursor)
+        listed = self.offerings.templates()
+        page, next_cursor = page_of([t.spec for t in listed], cursor)
+        fresh = self.freshness((t.server for t in listed), "templates")
         templates = [types.ResourceTemplate.model_validate(t) for t in page]
-        return types.ListResourceTemplatesResult(resource_templates=templates, next_cursor=next_cursor)
+        result = types.ListResourceTemplatesResult(resource_templates=templates, next_cursor=next_cursor)
+        return result.model_copy(update=fresh.fields())
+
+    def freshness(self, servers: Iterable[str], kind: str) -> Freshness:
+        """The caching hints of a merged list of `kind` whose items came from `servers` (`freshness`):
+        each server's as it last listed that kind; a server not ready now (its items known from
+        before) counts as having given none."""
+        parts = []
+        for name in dict.fromkeys(servers):
+            downstream = self.servers.get(name)
+            ready = downstream is not None and downstream.status.state is State.READY
+            parts.append(downstream.freshness.get(kind, DEFAULT) if downstream is not None and ready else DEFAULT)
+        return merged(parts)
 
     # Routed requests ------------------------------------------------------------------------------
 
@@ -114,6 +135,7 @@ class Passthrough:
                     params.arguments,
                     input_responses=responses,
                     request_state=state,
+                    meta=_trace(caller.ctx),
                     allow_input_required=True,
                 ),
             )
@@ -146,7 +168,11 @@ class Passthrough:
                 return await _guarded(
                     downstream,
                     client.session.read_resource(
-                        uri, input_responses=responses, request_state=state, allow_input_required=True
+                        uri,
+                        input_responses=responses,
+                        request_state=state,
+                        meta=_trace(caller.ctx),
+                        allow_input_required=True,
                     ),
                 )
 
@@ -184,7 +210,7 @@ class Passthrough:
         if not self._declares(server, "completions"):
             return types.CompleteResult(completion=types.Completion(values=[]))
         downstream, client = await self._ready(server)
-        request = types.CompleteRequest(params=params.model_copy(update={"ref": ref, "meta": None}))
+        request = types.CompleteRequest(params=params.model_copy(update={"ref": ref, "meta": _trace(ctx)}))
         with self.callers.working_for(server, ctx) as caller, calling(caller.capabilities):
             return await _guarded(downstream, client.session.send_request(request, types.CompleteResult))
 
@@ -281,6 +307,11 @@ class Passthrough:
             return downstream, await downstream.ready_client()
         except Unavailable as exc:
             raise MCPError(types.INTERNAL_ERROR, str(exc)) from None
+
+
+def _trace(ctx: ServerRequestContext[Any]) -> types.RequestParamsMeta | None:
+    """The client's trace context for the server's request (`trace_context`)."""
+    return cast(types.RequestParamsMeta, trace_of(ctx.meta))
 
 
 async def _guarded(server: Downstream, request: Awaitable[T]) -> T:

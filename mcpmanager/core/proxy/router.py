@@ -37,13 +37,16 @@ from mcpmanager.core.proxy.discovery import Discovery
 from mcpmanager.core.proxy.fast_lane import FastLane
 from mcpmanager.core.proxy.learning import Learning, shown_keys
 from mcpmanager.core.proxy.mode_server import CallResult, ModeServer
+from mcpmanager.core.proxy.param_headers import client_param_headers
 from mcpmanager.core.proxy.passthrough import Passthrough
 from mcpmanager.core.proxy.rounds import Rounds
 from mcpmanager.core.proxy.starting import StartingServers
 from mcpmanager.core.proxy.token_count import tokens_of
+from mcpmanager.core.proxy.trace_context import trace_of
 from mcpmanager.core.resolve.names import Resolution
 from mcpmanager.core.resolve.resolver import Resolver
 from mcpmanager.core.resolve.words import fold
+from mcpmanager.core.sdk_compat import request_headers
 from mcpmanager.core.search.index import SearchIndex
 from mcpmanager.core.search.semantic import ModelName, SemanticIndex
 from mcpmanager.core.search.vector_cache import VectorCache
@@ -324,7 +327,9 @@ class Router:
                 if not decision.allowed:
                     return error_result(decision.refusal or "Refused.")
             relay = _progress_relay(caller) if wants_progress else None
-            return await downstream.call_tool(tool.name, arguments, relay, answers, state)
+            trace = trace_of(caller.ctx.meta)  # the client's trace context, as it wrote it
+            with request_headers(client_param_headers(caller.ctx)):  # its Mcp-Param-* headers go on
+                return await downstream.call_tool(tool.name, arguments, relay, answers, state, trace)
 
         try:
             result: CallResult = await self.book.in_flight(tool, call, params, send)

@@ -31,6 +31,7 @@ from mcpmanager.core.sdk_compat import use_session_manager
 from mcpmanager.core.serve.guard import Admission, ASGIApp, Guard, Receive, Scope, Send
 from mcpmanager.core.serve.json_first import JsonFirstSessions
 from mcpmanager.core.serve.stopping import Stopping, new_work
+from mcpmanager.core.serve.trimmed import TrimmedHeaders
 
 BASE = "/mcp"
 STOPPING = "mcpmanager's engine is stopping; the request was not taken. Send it again in a moment.\n"
@@ -64,7 +65,7 @@ def build_app(
             routes[BASE] = endpoint
     for name, action in (controls or {}).items():
         routes[f"/control/{name}"] = _control(action)
-    app = Guard(Paths(routes, stopping), admission)
+    app = TrimmedHeaders(Guard(Paths(routes, stopping), admission))  # header values as RFC 9110 reads them
 
     @asynccontextmanager
     async def running() -> Any:

@@ -28,7 +28,13 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcpmanager import __version__
 from mcpmanager.core.config.servers import ServerConfig, StdioServerConfig, secret_values
 from mcpmanager.core.config.settings import SupervisorSettings
-from mcpmanager.core.sdk_compat import Transport, complete_by_default, pass_results_through, stamp_capabilities
+from mcpmanager.core.sdk_compat import (
+    Transport,
+    complete_by_default,
+    pass_results_through,
+    sends_request_headers,
+    stamp_capabilities,
+)
 from mcpmanager.core.supervisor import explain, lifecycle
 from mcpmanager.core.supervisor.asks import NobodyUpstream, UpstreamAsks
 from mcpmanager.core.supervisor.client_wishes import ClientWishes
@@ -44,6 +50,7 @@ from mcpmanager.core.supervisor.events import (
     ToolsChanged,
 )
 from mcpmanager.core.supervisor.filled import filled_for_start
+from mcpmanager.core.supervisor.freshness import Freshness
 from mcpmanager.core.supervisor.lifecycle import Lifecycle, State, Status
 from mcpmanager.core.supervisor.listening import Changes, after_the_storm, listen_for_changes
 from mcpmanager.core.supervisor.offers import Listed, every_page, list_offers
@@ -109,6 +116,9 @@ class Downstream(ClientWishes, ToolCalls):
         self.process: ChildProcess | None = None
         self.protocol_version: str | None = None
         self.declared: types.ServerCapabilities | None = None  # what it declared when it last connected
+        # Each list's caching hints as the server last gave them ("tools", "prompts", "resources",
+        # "templates"; `freshness`): a merged list is cached no longer than its parts.
+        self.freshness: dict[str, Freshness] = {}
         self.last_exit: str | None = None
         self.ready_since: float | None = None
         self._client: Client | None = None
@@ -262,6 +272,7 @@ class Downstream(ClientWishes, ToolCalls):
             pass_results_through(client)
             complete_by_default(client)
             stamp_capabilities(client, self._capabilities_for_caller)
+            sends_request_headers(client)  # a client's unknown Mcp-Param-* headers go on (`param_headers`)
             self.protocol_version = client.protocol_version
             self.declared = client.server_capabilities
             self._phase = "tools/list"
@@ -269,7 +280,7 @@ class Downstream(ClientWishes, ToolCalls):
             # Known before "ready", like the tools: a request naming a prompt or resource is routed
             # (or waits for a starting server) on what is known, with no gap between the two.
             self._phase = "listing prompts and resources"
-            offers = await list_offers(client, self.log.note)
+            offers = await list_offers(client, self.log.note, self.freshness)
             scope.deadline = math.inf
             self._client = client
             await self._resume(client)
@@ -347,7 +358,7 @@ class Downstream(ClientWishes, ToolCalls):
             await after_the_storm(self._refetch_offers)
             try:
                 with anyio.fail_after(self.start_timeout):
-                    found = await list_offers(client, self.log.note)
+                    found = await list_offers(client, self.log.note, self.freshness)
             except TimeoutError:
                 if self._ending():
                     return
@@ -385,11 +396,12 @@ class Downstream(ClientWishes, ToolCalls):
         await self._asks.log(self.name, params)
 
     async def _list_tools(self, client: Client) -> list[ToolDict]:
-        async def page(cursor: str | None) -> tuple[list[Any], str | None]:
+        async def page(cursor: str | None) -> tuple[list[Any], str | None, Any]:
             listed = await client.list_tools(cursor=cursor, cache_mode="bypass")
-            return list(listed.tools), listed.next_cursor
+            return list(listed.tools), listed.next_cursor, listed
 
-        return await every_page(page)
+        tools, self.freshness["tools"] = await every_page(page)
+        return tools
 
     def _set_tools(self, tools: list[ToolDict]) -> None:
         if tools != self.tools:

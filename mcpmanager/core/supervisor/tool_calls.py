@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import mcp_types as types
@@ -68,6 +68,7 @@ class ToolCalls:
         progress: ProgressCallback | None = None,
         input_responses: types.InputResponses | None = None,
         request_state: str | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> types.CallToolResult | types.InputRequiredResult:
         """Call a tool; failures come back as isError results naming the server and its state.
 
@@ -86,6 +87,7 @@ class ToolCalls:
                 progress_callback=progress,
                 input_responses=input_responses,
                 request_state=request_state,
+                meta=cast(types.RequestParamsMeta, meta) if meta else None,
                 allow_input_required=True,
             )
             if isinstance(result, types.CallToolResult | types.InputRequiredResult):
@@ -107,14 +109,16 @@ class ToolCalls:
             return None
         return process.raw_lane()
 
-    async def call_tool_raw(self, lane: RawCalls, name: str, arguments: dict[str, Any] | None) -> RawOutcome:
+    async def call_tool_raw(
+        self, lane: RawCalls, name: str, arguments: dict[str, Any] | None, meta: dict[str, Any] | None = None
+    ) -> RawOutcome:
         """Call a tool through `lane` (`raw_lane`), stamped as the session stamps its requests: the
         `result` the server wrote, untouched; a 2026-07-28 server's question as its typed
         `InputRequiredResult` (answered and retried the session's way); or an isError result saying
-        why there is none, in `call_tool`'s words."""
+        why there is none, in `call_tool`'s words. `meta`: as for `call_tool`."""
         params: dict[str, Any] = {"name": name} if arguments is None else {"name": name, "arguments": arguments}
-        if meta := self._stamp():
-            params["_meta"] = dict(meta)
+        if (stamp := self._stamp()) or meta:
+            params["_meta"] = {**(meta or {}), **(stamp or {})}
         try:
             answer = await lane.request({"method": "tools/call", "params": params}, self.settings.call_timeout)
         except TimeoutError:
