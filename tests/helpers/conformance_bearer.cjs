@@ -1,7 +1,8 @@
 // Preload for the MCP conformance CLI: adds `Authorization: Bearer $MCP_CONFORMANCE_BEARER` to every
 // HTTP request the suite makes. The CLI has no header option; its requests go out through
 //   - globalThis.fetch (the TypeScript SDK's Streamable HTTP client and the SSE scenarios' raw calls)
-//   - undici's request() (scenario dns-rebinding-protection), imported from the npm `undici` package.
+//   - undici's request() (scenario dns-rebinding-protection), imported from the npm `undici` package;
+//   - node:http's request() (the raw header scenarios, http-header-validation and its kin).
 // Usage: NODE_OPTIONS="--require /path/conformance-bearer.cjs" MCP_CONFORMANCE_BEARER=token node .../dist/index.js server ...
 'use strict';
 const path = require('node:path');
@@ -36,4 +37,19 @@ if (token) {
   } catch {
     // No undici next to the script: nothing but fetch to cover.
   }
+
+  // 3. http.request(options, callback): the CLI imports the module's default export, this same
+  //    object, so the patched property is what it calls.
+  const http = require('node:http');
+  const originalHttpRequest = http.request;
+  http.request = function httpRequestWithBearer(options, ...rest) {
+    if (options && typeof options === 'object' && !(options instanceof URL)) {
+      const headers = { ...(options.headers ?? {}) };
+      if (!Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')) {
+        headers.authorization = value;
+      }
+      options = { ...options, headers };
+    }
+    return originalHttpRequest.call(this, options, ...rest);
+  };
 }

@@ -76,6 +76,7 @@ from tests.helpers.conformance_tables import (
     text,
     user_message,
 )
+from tests.helpers.conformance_tasks import GREET, TASK_TOOLS, TaskStore
 
 Ctx = ServerRequestContext[Any]
 Args = dict[str, Any]
@@ -117,6 +118,7 @@ class ConformanceServer:
         self.added: list[types.Resource] = []
         self.roots_changes = 0
         self.tools: dict[str, tuple[types.Tool, ToolHandler]] = {}
+        self.task_store = TaskStore()
         no_args = EMPTY_OBJECT
         self._tool("test_simple_text", "Returns simple text content", no_args, self._simple_text)
         self._tool("test_image_content", "Returns image content", no_args, self._image)
@@ -172,6 +174,10 @@ class ConformanceServer:
             custom_header_schema(),
             self._custom_headers,
         )
+        # The tasks extension's tools (SEP-2663): run inline here unless the client declared it.
+        self.tools[GREET.name] = (GREET, self._greet)
+        for name, task_tool in TASK_TOOLS.items():
+            self.tools[name] = (task_tool.tool, self._inline_task(name))
 
     def _tool(self, name: str, description: str, schema: dict[str, Any], handler: ToolHandler) -> None:
         self.tools[name] = (types.Tool(name=name, description=description, input_schema=schema), handler)
@@ -383,6 +389,15 @@ class ConformanceServer:
             await ctx.session.send_prompt_list_changed()
         return text("Prompt list change announced")
 
+    async def _greet(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        return text(f"Hello, {args['name']}!")
+
+    def _inline_task(self, name: str) -> ToolHandler:
+        async def inline(ctx: Ctx, args: Args) -> types.CallToolResult:
+            return await self.task_store.sync_call(name, ctx, args)
+
+        return inline
+
     async def _custom_headers(self, ctx: Ctx, args: Args) -> types.CallToolResult:
         # The SDK's HTTP server compares the header with the argument before this runs.
         return text(f"Region: {args['region']}")
@@ -525,6 +540,7 @@ class ConformanceServer:
         )
         # Seals every requestState on the way out and verifies it on the way back (SEP-2322).
         server.middleware.append(RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=server.name))
+        self.task_store.install(server)
         return server
 
 
@@ -566,11 +582,17 @@ def main() -> None:
     parser.add_argument("--bearer", metavar="TOKEN", help="with --http: require `Authorization: Bearer TOKEN`")
     parser.add_argument("--handshake-only", action="store_true", help="refuse server/discover (an older server)")
     args = parser.parse_args()
-    server = ConformanceServer().build()
-    if args.http is None:
-        anyio.run(serve_stdio, server, args.handshake_only)
-    else:
-        anyio.run(serve_http, server, args.http, args.bearer)
+    fixture = ConformanceServer()
+    server = fixture.build()
+
+    async def serve() -> None:
+        async with fixture.task_store.running():  # where tasks run, beside the serving
+            if args.http is None:
+                await serve_stdio(server, args.handshake_only)
+            else:
+                await serve_http(server, args.http, args.bearer)
+
+    anyio.run(serve)
 
 
 if __name__ == "__main__":
