@@ -17,6 +17,17 @@ in 2026-07-28. Beyond the suite: `test_roots` and `test_elicitation_url` cover t
 server can ask; `test_touch_resource` (an update of a subscribed resource), `test_add_resource` (a
 changed resource list) and `test_roots_changes` (how often the client said its roots changed) cover
 the news that flows between them.
+
+For 2026-07-28 (the suite's `--requirements 2026-07-28`): SEP-2322's multi-round tools and prompt
+(`conformance_rounds.py`, `requestState` sealed by the SDK's `RequestStateBoundary`), SEP-2575's
+diagnostics (`test_missing_capability`, `test_streaming_elicitation`, `test_logging_tool`,
+`test_trigger_tool_change`, `test_trigger_prompt_change`), SEP-2243's `test_custom_headers` (an
+`x-mcp-header` argument; header values are trimmed first, `conformance_http.py`), SEP-2106's schema
+keywords, SEP-2164's `data.uri`, and the tasks extension (`conformance_tasks.py`). Directly it
+passes every check of both requirement sets but the suite's INFO entries and the scenario the suite
+always skips (`tasks-status-notifications`). That is more than the suite's own reference server:
+its requirements file lists json-schema-2020-12, http-header-validation,
+http-custom-header-server-validation and every tasks-* scenario as pending against it.
 """
 
 from __future__ import annotations
