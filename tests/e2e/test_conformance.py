@@ -46,6 +46,9 @@ from tests.helpers.serving import serving_http
 
 Checks = dict[tuple[str, str], Check]
 
+# Two suite runs a test (direct and discovery mode), each 10-40 s with mcpmanager in front.
+pytestmark = pytest.mark.timeout(240, func_only=True)
+
 MISSING_TOOL = re.compile(r"Tool '([^']+)' not found")
 NO_HEADER_TOOL = "server exposes no tool with x-mcp-header annotations"
 

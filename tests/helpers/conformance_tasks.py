@@ -6,7 +6,10 @@ methods, extension `resultType`s passing its result sieve) but no tasks, so they
 - `tools/call` of a task tool from a client that declared the extension (in its capabilities, or
   for this one request in `_meta`) answers a flat `CreateTaskResult` (`resultType: "task"`,
   `taskId`, `status`, timestamps, `ttlMs`, `pollIntervalMs`) and runs the tool in the background;
-  without the extension an optional task tool runs inline, a required one is refused with -32021.
+  without the extension an optional task tool runs inline (a job longer than `INLINE_LIMIT_S` is
+  refused with a tool error instead: a client that cannot poll is not kept waiting a minute, and a
+  proxy that drops the extension fails the suite's check at once rather than at its timeout), a
+  required one is refused with -32021.
 - `tasks/get` answers the task (`resultType: "complete"`) with its tool result inlined once
   completed, its JSON-RPC error once failed, and the questions still open (`inputRequests`) while
   it waits for the client; `tasks/update` delivers answers (any subset), `tasks/cancel` cancels;
@@ -42,6 +45,7 @@ from tests.helpers.conformance_tables import EMPTY_OBJECT, string_schema, text
 
 TASKS = "io.modelcontextprotocol/tasks"
 TTL_MS = 600_000
+INLINE_LIMIT_S = 5.0
 POLL_MS = 100
 Ctx = ServerRequestContext[Any]
 Args = dict[str, Any]
@@ -240,6 +244,8 @@ class TaskStore:
 
     async def sync_call(self, name: str, ctx: Ctx, args: Args) -> types.CallToolResult:
         """An optional task tool run inline, for a client without the extension."""
+        if float(args.get("seconds", 0)) > INLINE_LIMIT_S:
+            return text(f"A job over {INLINE_LIMIT_S:g}s runs only as a task ({TASKS})", is_error=True)
         return await TASK_TOOLS[name].work(Task(id="inline"), args, {})
 
     async def intercept(self, ctx: Ctx, call_next: CallNext) -> HandlerResult:
