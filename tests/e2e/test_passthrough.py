@@ -60,6 +60,7 @@ CONFORMANCE_PROMPTS = [
     "test_prompt_with_arguments",
     "test_prompt_with_embedded_resource",
     "test_prompt_with_image",
+    "test_input_required_result_prompt",
 ]
 TEMPLATE = "test://template/{id}/data"
 

@@ -27,7 +27,7 @@ from tests.helpers.gui import gui_context, until
 
 SERVERS = {"conf-a": conformance_fixture(), "conf-b": conformance_fixture(), "plain": fixture("--name", "plain")}
 PROMPTS = ["test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource"]
-PROMPTS += ["test_prompt_with_image"]
+PROMPTS += ["test_prompt_with_image", "test_input_required_result_prompt"]
 RESOURCES = ["test://static-text", "test://static-binary", "test://watched-resource"]
 TEMPLATE = "test://template/{id}/data"
 CHECK = Qt.ItemDataRole.CheckStateRole
@@ -59,7 +59,7 @@ async def ready(ctx: GuiContext, page: CataloguePage) -> None:
     """Every server ready and its offers in the table (both conformance servers: their prompts clash)."""
     await until(lambda: all(d.status.state is State.READY for d in ctx.engine.downstreams.values()))
     await until(lambda: all(ctx.engine.offerings.server_offers(name) is not None for name in SERVERS))
-    await until(lambda: [kind for kind, _, _ in rows_of(page)].count("prompt") == 8)
+    await until(lambda: [kind for kind, _, _ in rows_of(page)].count("prompt") == 2 * len(PROMPTS))
     tools = sum(len(d.tools or []) for d in ctx.engine.downstreams.values())
     await until(lambda: [kind for kind, _, _ in rows_of(page)].count("tool") == tools)
 
@@ -98,20 +98,20 @@ async def test_prompts_and_resources_stand_beside_the_tools(
         # At a glance: how many of each kind, on the buttons that filter by it.
         texts = {kind: button.text().replace("&", "") for kind, button in page.kind_buttons.items()}
         assert texts == {
-            None: f"All {tools + 12}",
+            None: f"All {tools + 14}",
             "tools": f"Tools {tools}",
-            "prompts": "Prompts 8",
+            "prompts": "Prompts 10",
             "resources": "Resources 4",  # three resources and the template
         }
-        assert page.count.text() == f"{tools + 12} items"
+        assert page.count.text() == f"{tools + 14} items"
 
         # Filter by kind with the mouse, then by words within that kind.
         qtbot.mouseClick(page.kind_buttons["prompts"], Qt.MouseButton.LeftButton)
-        assert {kind for kind, _, _ in rows_of(page)} == {"prompt"} and len(rows_of(page)) == 8
-        assert page.count.text() == "8 prompts"
+        assert {kind for kind, _, _ in rows_of(page)} == {"prompt"} and len(rows_of(page)) == 10
+        assert page.count.text() == "10 prompts"
         page.set_filter("arg1 conf-b")  # argument names are searched too
         assert rows_of(page) == [("prompt", "conf-b__test_prompt_with_arguments", "conf-b")]
-        assert page.count.text() == "1 of 8 prompts"
+        assert page.count.text() == "1 of 10 prompts"
         page.set_filter("")
         page.set_kind("resources")  # templates are resources, as clients list them together
         assert sorted(kind for kind, _, _ in rows_of(page)) == ["resource"] * 3 + ["template"]
@@ -121,7 +121,7 @@ async def test_prompts_and_resources_stand_beside_the_tools(
         page.set_kind("tools")
         assert {kind for kind, _, _ in rows_of(page)} == {"tool"} and page.count.text() == f"{tools} tools"
         page.set_kind(None)
-        assert len(rows_of(page)) == tools + 12
+        assert len(rows_of(page)) == tools + 14
 
 
 async def test_a_prompt_and_a_resource_in_detail_are_what_a_client_gets(tmp_path: Path, qtbot: QtBot) -> None:
@@ -213,7 +213,7 @@ async def test_the_server_detail_counts_and_lists_what_a_server_offers(tmp_path:
         page.select("conf-b")
         detail = page.detail
         tools = len(ctx.engine.downstreams["conf-b"].tools or [])
-        await until(lambda: tab_titles(page) == ["Stderr", f"Tools ({tools})", "Prompts (4)", "Resources (4)"])
+        await until(lambda: tab_titles(page) == ["Stderr", f"Tools ({tools})", "Prompts (5)", "Resources (4)"])
         assert names_in(detail.prompts) == PROMPTS  # the server's own names, as it listed them
         arguments = detail.prompts.topLevelItem(1)
         assert arguments is not None and arguments.text(1) == "arg1 (required), arg2 (required)"
@@ -235,7 +235,7 @@ async def test_the_engine_signals_tell_of_offers(tmp_path: Path) -> None:
         ctx.signals.statusChanged.connect(servers.update)
         await ctx.engine.start()
         # Once the servers listed them: the merged offers changed, and each server's own lists did.
-        await until(lambda: len(ctx.engine.offerings.prompts()) == 8)
+        await until(lambda: len(ctx.engine.offerings.prompts()) == 2 * len(PROMPTS))
         await until(lambda: offers and {"conf-a", "conf-b"} <= servers)
         offers.clear()
         # A server disabled: what clients see changes though no server listed anything anew.

@@ -17,6 +17,17 @@ in 2026-07-28. Beyond the suite: `test_roots` and `test_elicitation_url` cover t
 server can ask; `test_touch_resource` (an update of a subscribed resource), `test_add_resource` (a
 changed resource list) and `test_roots_changes` (how often the client said its roots changed) cover
 the news that flows between them.
+
+For 2026-07-28 (the suite's `--requirements 2026-07-28`): SEP-2322's multi-round tools and prompt
+(`conformance_rounds.py`, `requestState` sealed by the SDK's `RequestStateBoundary`), SEP-2575's
+diagnostics (`test_missing_capability`, `test_streaming_elicitation`, `test_logging_tool`,
+`test_trigger_tool_change`, `test_trigger_prompt_change`), SEP-2243's `test_custom_headers` (an
+`x-mcp-header` argument; header values are trimmed first, `conformance_http.py`), SEP-2106's schema
+keywords, SEP-2164's `data.uri`, and the tasks extension (`conformance_tasks.py`). Directly it
+passes every check of both requirement sets but the suite's INFO entries and the scenario the suite
+always skips (`tasks-status-notifications`). That is more than the suite's own reference server:
+its requirements file lists json-schema-2020-12, http-header-validation,
+http-custom-header-server-validation and every tasks-* scenario as pending against it.
 """
 
 from __future__ import annotations
@@ -35,17 +46,26 @@ import uvicorn
 from mcp.server.connection import allowed_log_levels
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.runner import serve_loop
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourcesListChanged, ResourceUpdated
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ResourceUpdated,
+    ToolsListChanged,
+)
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
-from starlette.responses import PlainTextResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp
 
+from tests.helpers.conformance_http import require_bearer, trim_header_values
+from tests.helpers.conformance_rounds import ROUND_PROMPT, ROUND_TOOLS, round_prompt, round_tools
 from tests.helpers.conformance_tables import (
     COMPLETIONS,
     DEFAULTS_FORM,
@@ -62,10 +82,12 @@ from tests.helpers.conformance_tables import (
     WATCHED,
     WAV,
     MemoryEventStore,
+    custom_header_schema,
     string_schema,
     text,
     user_message,
 )
+from tests.helpers.conformance_tasks import GREET, TASK_TOOLS, TaskStore
 
 Ctx = ServerRequestContext[Any]
 Args = dict[str, Any]
@@ -107,6 +129,7 @@ class ConformanceServer:
         self.added: list[types.Resource] = []
         self.roots_changes = 0
         self.tools: dict[str, tuple[types.Tool, ToolHandler]] = {}
+        self.task_store = TaskStore()
         no_args = EMPTY_OBJECT
         self._tool("test_simple_text", "Returns simple text content", no_args, self._simple_text)
         self._tool("test_image_content", "Returns image content", no_args, self._image)
@@ -146,10 +169,26 @@ class ConformanceServer:
         )
         self._tool(
             "json_schema_2020_12_tool",
-            "Tool with JSON Schema 2020-12 features (SEP-1613)",
+            "Tool with JSON Schema 2020-12 features (SEP-1613, SEP-2106)",
             JSON_SCHEMA_2020_12,
             self._json_schema_tool,
         )
+        # The diagnostics of scenario server-stateless (SEP-2575).
+        self._tool("test_missing_capability", "Needs the client's sampling capability", no_args, self._needs_sampling)
+        self._tool("test_streaming_elicitation", "Answers on its request's own stream", no_args, self._streaming)
+        self._tool("test_logging_tool", "Logs only if the request asked for logs", no_args, self._log_if_asked)
+        self._tool("test_trigger_tool_change", "Says the tool list changed", no_args, self._tools_changed)
+        self._tool("test_trigger_prompt_change", "Says the prompt list changed", no_args, self._prompts_changed)
+        self._tool(
+            "test_custom_headers",
+            "Mirrors its `region` argument in the Mcp-Param-Region header (SEP-2243)",
+            custom_header_schema(),
+            self._custom_headers,
+        )
+        # The tasks extension's tools (SEP-2663): run inline here unless the client declared it.
+        self.tools[GREET.name] = (GREET, self._greet)
+        for name, task_tool in TASK_TOOLS.items():
+            self.tools[name] = (task_tool.tool, self._inline_task(name))
 
     def _tool(self, name: str, description: str, schema: dict[str, Any], handler: ToolHandler) -> None:
         self.tools[name] = (types.Tool(name=name, description=description, input_schema=schema), handler)
@@ -332,14 +371,58 @@ class ConformanceServer:
     async def _json_schema_tool(self, ctx: Ctx, args: Args) -> types.CallToolResult:
         return text(f"JSON Schema 2020-12 tool called with: {json.dumps(args, sort_keys=True)}")
 
+    async def _needs_sampling(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        # A server must not rely on a capability the client did not declare: -32021 (HTTP 400).
+        capabilities = ctx.session.client_capabilities
+        if capabilities is None or capabilities.sampling is None:
+            data: dict[str, Any] = {"requiredCapabilities": {"sampling": {}}}
+            raise MCPError(types.MISSING_REQUIRED_CLIENT_CAPABILITY, "The client did not declare sampling", data)
+        return text("Success")
+
+    async def _streaming(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        # Progress on the call's own stream, never a request of the server's own (SEP-2575).
+        await ctx.session.report_progress(50, 100, "Half way")
+        return text("Streaming complete")
+
+    async def _log_if_asked(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        await self._log(ctx, "info", "Diagnostic trace logging activated")  # dropped unless opted in
+        return text("Logging evaluated")
+
+    async def _tools_changed(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        await self.bus.publish(ToolsListChanged())
+        if ctx.session.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            await ctx.session.send_tool_list_changed()
+        return text("Tool list change announced")
+
+    async def _prompts_changed(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        await self.bus.publish(PromptsListChanged())
+        if ctx.session.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            await ctx.session.send_prompt_list_changed()
+        return text("Prompt list change announced")
+
+    async def _greet(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        return text(f"Hello, {args['name']}!")
+
+    def _inline_task(self, name: str) -> ToolHandler:
+        async def inline(ctx: Ctx, args: Args) -> types.CallToolResult:
+            return await self.task_store.sync_call(name, ctx, args)
+
+        return inline
+
+    async def _custom_headers(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        # The SDK's HTTP server compares the header with the argument before this runs.
+        return text(f"Region: {args['region']}")
+
     # -- protocol handlers ------------------------------------------------------------------------
 
     async def list_tools(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[tool for tool, _ in self.tools.values()])
+        return types.ListToolsResult(tools=[*(tool for tool, _ in self.tools.values()), *round_tools()])
 
     async def call_tool(
         self, ctx: Ctx, params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
+        if params.name in ROUND_TOOLS:
+            return await ROUND_TOOLS[params.name][1](ctx, params.input_responses or {}, params.request_state)
         entry = self.tools.get(params.name)
         if entry is None:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
@@ -381,8 +464,9 @@ class ConformanceServer:
             data = {"id": id_, "templateTest": True, "data": f"Data for ID: {id_}"}
             contents = types.TextResourceContents(uri=uri, mime_type="application/json", text=json.dumps(data))
         else:
-            # -32002 (resource not found) is retired; current revisions answer INVALID_PARAMS.
-            raise MCPError(types.INVALID_PARAMS, f"Resource not found: {uri}")
+            # -32002 (resource not found) is retired; current revisions answer INVALID_PARAMS with
+            # the URI in `data` (SEP-2164).
+            raise MCPError(types.INVALID_PARAMS, f"Resource not found: {uri}", {"uri": uri})
         return types.ReadResourceResult(contents=[contents])
 
     async def subscribe(self, ctx: Ctx, params: types.SubscribeRequestParams) -> types.EmptyResult:
@@ -395,9 +479,13 @@ class ConformanceServer:
         return types.EmptyResult()
 
     async def list_prompts(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
-        return types.ListPromptsResult(prompts=PROMPTS)
+        return types.ListPromptsResult(prompts=[*PROMPTS, ROUND_PROMPT])
 
-    async def get_prompt(self, ctx: Ctx, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    async def get_prompt(
+        self, ctx: Ctx, params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult | types.InputRequiredResult:
+        if params.name == ROUND_PROMPT.name:
+            return round_prompt(params.input_responses or {})
         args = params.arguments or {}
         try:
             messages = self._prompt_messages(params.name, args)
@@ -461,6 +549,9 @@ class ConformanceServer:
         server.add_notification_handler(
             "notifications/roots/list_changed", types.NotificationParams, self.roots_changed
         )
+        # Seals every requestState on the way out and verifies it on the way back (SEP-2322).
+        server.middleware.append(RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=server.name))
+        self.task_store.install(server)
         return server
 
 
@@ -476,28 +567,11 @@ async def serve_stdio(server: Server[Any], handshake_only: bool) -> None:
             await serve_loop(server, read, write, lifespan_state=state, init_options=options)
 
 
-def require_bearer(app: ASGIApp, token: str) -> ASGIApp:
-    """Answer 401 to any HTTP request without `Authorization: Bearer TOKEN`.
-
-    A static token, not OAuth: it only lets a test check that a client (the suite with its auth
-    preload, or a proxy) really sends the header.
-    """
-    expected = f"Bearer {token}".encode()
-
-    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and dict(scope["headers"]).get(b"authorization") != expected:
-            refusal = PlainTextResponse("missing or wrong bearer token", 401, {"WWW-Authenticate": "Bearer"})
-            await refusal(scope, receive, send)
-            return
-        await app(scope, receive, send)  # lifespan and authorised requests
-
-    return guarded
-
-
 async def serve_http(server: Server[Any], port: int, bearer: str | None) -> None:
     # 127.0.0.1 turns on the SDK's DNS-rebinding protection (scenario dns-rebinding-protection);
     # the event store and retry interval enable SSE priming and resumption (SEP-1699).
     app: ASGIApp = server.streamable_http_app(event_store=MemoryEventStore(), retry_interval=1000, host="127.0.0.1")
+    app = trim_header_values(app)
     if bearer is not None:
         app = require_bearer(app, bearer)
     http = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
@@ -519,11 +593,17 @@ def main() -> None:
     parser.add_argument("--bearer", metavar="TOKEN", help="with --http: require `Authorization: Bearer TOKEN`")
     parser.add_argument("--handshake-only", action="store_true", help="refuse server/discover (an older server)")
     args = parser.parse_args()
-    server = ConformanceServer().build()
-    if args.http is None:
-        anyio.run(serve_stdio, server, args.handshake_only)
-    else:
-        anyio.run(serve_http, server, args.http, args.bearer)
+    fixture = ConformanceServer()
+    server = fixture.build()
+
+    async def serve() -> None:
+        async with fixture.task_store.running():  # where tasks run, beside the serving
+            if args.http is None:
+                await serve_stdio(server, args.handshake_only)
+            else:
+                await serve_http(server, args.http, args.bearer)
+
+    anyio.run(serve)
 
 
 if __name__ == "__main__":

@@ -127,14 +127,38 @@ ENUMS_FORM = {
     "required": [],
 }
 
-# SEP-1613 (scenario json-schema-2020-12): the SDK must pass these keywords through untouched.
+# SEP-1613 and SEP-2106 (scenario json-schema-2020-12): the dialect, `$defs` with an `$anchor`,
+# composition (allOf/anyOf) and conditionals (if/then/else) must pass through untouched.
 JSON_SCHEMA_2020_12 = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
-    "$defs": {"address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
-    "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+    "$defs": {
+        "address": {
+            "$anchor": "addressDef",
+            "type": "object",
+            "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+        }
+    },
+    "properties": {
+        "name": {"type": "string"},
+        "address": {"$ref": "#/$defs/address"},
+        "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+        "phone": {"type": "string"},
+        "email": {"type": "string"},
+    },
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
     "additionalProperties": False,
 }
+
+
+def custom_header_schema() -> dict[str, Any]:
+    """A string argument a 2026-07-28 client also sends as the `Mcp-Param-Region` header (SEP-2243)."""
+    region = {"type": "string", "description": "Where to run", "x-mcp-header": "Region"}
+    return {"type": "object", "properties": {"region": region}, "required": ["region"]}
+
 
 # -- resources and prompts ------------------------------------------------------------------------
 
