@@ -65,10 +65,11 @@ async def test_direct_mode_keeps_only_the_pinned_tools_loaded() -> None:
 async def test_pinning_a_tool_in_direct_mode_tells_the_clients() -> None:
     proxy = router("direct", pinned=())
     assert (await listed(proxy))["add_note"] is None
+    direct = proxy.mode_server("direct")
     proxy.catalogue.configure(["notes"], {"notes:add_note": ToolSettings(always_on=True)})
-    assert await proxy.refresh()  # the same tools, but one's `_meta` changed: list_changed
+    assert await direct.refresh()  # the same tools, but one's `_meta` changed: list_changed
     assert (await listed(proxy))["add_note"] == {ALWAYS_LOAD: True}
-    assert not await proxy.refresh()
+    assert not await direct.refresh()
 
 
 def test_the_key_costs_no_model_context() -> None:
