@@ -22,6 +22,9 @@ npm_packages=(
   "@modelcontextprotocol/server-github@2025.4.8"
   "@wonderwhy-er/desktop-commander@0.2.52"
   "@modelcontextprotocol/inspector@2.12.0"
+  # A real client: its native binary comes in the platform package (an optional dependency), so
+  # --ignore-scripts below only skips copying it over the wrapper's placeholder (about 400 MB).
+  "@anthropic-ai/claude-code@2.1.332"
 )
 # A spec may carry extra requirements after a space: mcp-server-sqlite was built for the handshake
 # era and crashes under mcp 2.x (it is not in the generated config; tests of old servers use it).

@@ -21,7 +21,7 @@ from typing import Any
 from mcpmanager.core.catalogue.catalogue import Catalogue
 from mcpmanager.core.config.modes import Mode
 from mcpmanager.core.proxy.router import Router
-from mcpmanager.core.proxy.token_count import tokens_of
+from mcpmanager.core.proxy.token_count import tokens_of, tools_tokens
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS = ROOT.parent / "shared" / "bench-data"
@@ -42,7 +42,7 @@ def router_for(tools: list[dict[str, Any]], mode: Mode) -> Router:
 
 
 def listed_tokens(router: Router) -> int:
-    return tokens_of([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in router.tool_list()])
+    return tools_tokens([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in router.tool_list()])
 
 
 def measure(name: str, tools: list[dict[str, Any]], queries: list[str]) -> dict[str, Any]:

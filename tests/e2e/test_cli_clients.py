@@ -593,7 +593,7 @@ def test_zed_cline_and_lm_studio_import_install_and_undo(
             ".copilot/mcp-config.json",
             5,
             f'playwright, context7, github, cloudflare-docs, time (kept under "{STASH_KEY}"',
-            {"type": "stdio", "tools": ["*"]},
+            {"type": "stdio", "tools": ["*"], "deferTools": "never"},  # the engine's mode: discovery
         ),
         (
             "opencode/opencode.json",

@@ -61,6 +61,12 @@ class Dialect(Protocol):
         """mcpmanager's entry (`command`, `args`) in the layout's own shape."""
         ...
 
+    def kept_loaded(self) -> dict[str, Any]:
+        """Members of mcpmanager's entry that keep its tools loaded in a client with a tool search of its
+        own (Claude Code's `alwaysLoad`, Copilot CLI's `deferTools`); install adds them to an entry in
+        discovery mode, whose few tools are the way to every other."""
+        return {}
+
     def shape(self, text: str | None, entry: dict[str, Any]) -> dict[str, Any]:
         """An entry export writes, in the form this file has (OpenCode: its off switch)."""
         return entry

@@ -28,8 +28,10 @@ DIALECTS: dict[Layout, Dialect] = {
         settings_beside=_VSCODE_SETTINGS,
     ),
     "vscode-settings": JsonServers("vscode-settings", ("mcp", "servers"), reading=_VSCODE_SETTINGS),  # read only
-    # as `claude mcp add` writes it
-    "claude-code": JsonServers("claude-code", typed=True, extra=(("env", {}),), reading=Reading(projects=True)),
+    # as `claude mcp add` writes it; `alwaysLoad`: its tools are never deferred behind Claude Code's tool search
+    "claude-code": JsonServers(
+        "claude-code", typed=True, extra=(("env", {}),), loaded=(("alwaysLoad", True),), reading=Reading(projects=True)
+    ),
     "windsurf": JsonServers("windsurf", reading=Reading(entry=own_keys.windsurf_entry)),
     "gemini": JsonServers(
         "gemini", allowlist=True, reading=Reading(entry=own_keys.gemini_entry, env_variables=own_keys.GEMINI_VARIABLE)
@@ -37,9 +39,13 @@ DIALECTS: dict[Layout, Dialect] = {
     # Zed's documented entry has `"env": {}`
     "zed": JsonSwitched("zed", zed.SECTION, extra=(("env", {}),), reading=_ZED, key=zed.SWITCH[0], off=zed.SWITCH[1]),
     "cline": JsonSwitched("cline", cline.SECTION, reading=_CLINE, key=cline.SWITCH[0], off=cline.SWITCH[1]),
-    # Copilot CLI: every tool
+    # Copilot CLI: every tool; `deferTools: never`: never deferred behind its tool search
     "copilot": JsonServers(
-        "copilot", typed=True, extra=(("tools", ["*"]),), reading=Reading(entry=own_keys.copilot_entry)
+        "copilot",
+        typed=True,
+        extra=(("tools", ["*"]),),
+        loaded=(("deferTools", "never"),),
+        reading=Reading(entry=own_keys.copilot_entry),
     ),
     "opencode": OpenCode(
         "opencode", reading=Reading(opencode.FLAT, section_of=opencode.section_of, entry=opencode.read_entry)

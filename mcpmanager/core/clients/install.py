@@ -10,7 +10,8 @@ when a mode is chosen, none to follow the engine's `proxy.mode`; the command is
 - VS Code (and Insiders): `servers.mcpmanager = {"type": "stdio", "command", "args"}` in the user
   `mcp.json`. Never `settings.json`: it is JSONC with the user's comments and every other setting.
 - Claude Code: user scope, `mcpServers.mcpmanager = {"type": "stdio", "command", "args", "env": {}}`
-  in `~/.claude.json` (as `claude mcp add --scope user` writes it).
+  in `~/.claude.json` (as `claude mcp add --scope user` writes it), and `"alwaysLoad": true` in
+  discovery mode (its tools are never deferred behind Claude Code's own tool search).
 - Windsurf, Gemini CLI: `mcpServers.mcpmanager = {"command", "args"}`, as for Claude Desktop, in
   `~/.codeium/windsurf/mcp_config.json` and in the user settings `~/.gemini/settings.json` (every
   other setting there, and its comments, stay as they are).
@@ -29,10 +30,11 @@ when a mode is chosen, none to follow the engine's `proxy.mode`; the command is
   Continue has no off switch, so `--disable-served` comments the served items out (`yaml_dialects`).
 
 - GitHub Copilot CLI: `mcpServers.mcpmanager = {"type": "stdio", "command", "args", "tools": ["*"]}`
-  in `~/.copilot/mcp-config.json`; `--disable-served` stashes, as for Cursor (its own switch is kept
-  elsewhere). OpenCode: `{"type": "local", "command": [command, *args]}` in `mcp` or `mcp.servers`
-  of its `opencode.json`, whichever form the file has; `--disable-served` writes that form's switch
-  (`"enabled": false` or `"disabled": true`; `opencode`).
+  in `~/.copilot/mcp-config.json`, and `"deferTools": "never"` in discovery mode (as for Claude
+  Code); `--disable-served` stashes, as for Cursor (its own switch is kept elsewhere). OpenCode:
+  `{"type": "local", "command": [command, *args]}` in `mcp` or `mcp.servers` of its `opencode.json`,
+  whichever form the file has; `--disable-served` writes that form's switch (`"enabled": false` or
+  `"disabled": true`; `opencode`).
 
 A client counts as present when its file exists, or its folder does (`~/.cursor`, `Code/User`,
 `Claude/`, `~/.claude`, `~/.codeium/windsurf`, `~/.gemini`, `~/.codex`, `~/.config/zed`,
@@ -82,7 +84,7 @@ from mcpmanager.core.clients.importing import check_client
 from mcpmanager.core.clients.json_servers import STASH_KEY
 from mcpmanager.core.clients.locations import BY_KEY, Layout, client_locations
 from mcpmanager.core.config.model import Config
-from mcpmanager.core.config.modes import Mode
+from mcpmanager.core.config.modes import DEFAULT_MODE, Mode
 
 __all__ = ["STASH_KEY", "bridge_entry", "inspect", "install_targets", "installed_mode", "plan_install", "plan_undo"]
 
@@ -111,12 +113,19 @@ def install_targets(
     return found
 
 
-def bridge_entry(layout: Layout, command: Sequence[str], mode: Mode | None = None) -> dict[str, Any]:
+def bridge_entry(
+    layout: Layout, command: Sequence[str], mode: Mode | None = None, engine_mode: Mode = DEFAULT_MODE
+) -> dict[str, Any]:
     """The entry that runs the bridge, in the client's own format. No mode: no `--mode`, so the
-    client gets the engine's mode (the config's `proxy.mode`); a mode chosen is written, whatever
-    the engine's default."""
+    client gets the engine's mode (the config's `proxy.mode`, `engine_mode`); a mode chosen is
+    written, whatever the engine's default. In discovery mode the entry asks a client with a tool
+    search of its own to load its tools at once (`Dialect.kept_loaded`): they are the meta-tools and
+    the pinned ones. In direct mode it does not: the client's search is then what keeps hundreds of
+    tools out of its context (the pinned ones still ask, each by its `_meta`)."""
     args = [*command[1:], "connect", *(["--mode", mode] if mode is not None else [])]
-    return dialect_of(layout).bridge({"command": command[0], "args": args})
+    dialect = dialect_of(layout)
+    entry = dialect.bridge({"command": command[0], "args": args})
+    return {**entry, **dialect.kept_loaded()} if (mode or engine_mode) == "discovery" else entry
 
 
 def installed_mode(entry: Any) -> InstalledMode | None:
@@ -154,7 +163,7 @@ def plan_install(
     home = home or Path.home()
     served = dialect.served(text, target, config, home) if config is not None else []
     notes = dialect.notes(target, config, home) if config is not None else []
-    entry = bridge_entry(target.layout, command, mode)
+    entry = bridge_entry(target.layout, command, mode, config.proxy.mode if config is not None else DEFAULT_MODE)
     after = dialect.installed(text, target, entry, served if disable_served else ())
     labels = [dialect.label(spot) for spot in served]
     return Change.install(target, before, after, mode, labels, disable_served, notes)

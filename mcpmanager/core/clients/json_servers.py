@@ -41,6 +41,7 @@ class JsonServers(Dialect):
     unit: str = "  "  # the indentation of a new file, as the client writes one
     typed: bool = False  # mcpmanager's entry says `"type": "stdio"`
     extra: tuple[tuple[str, Any], ...] = ()  # and has these members after `command` and `args`
+    loaded: tuple[tuple[str, Any], ...] = ()  # and these last, in discovery mode (`Dialect.kept_loaded`)
     allowlist: bool = False  # `mcp.allowed` names the servers the client starts (Gemini CLI)
     reading: Reading = PLAIN  # how import reads the file: its own keys, and where (its projects too)
     settings_beside: Reading | None = None  # a settings.json beside the file has servers too, never edited (VS Code)
@@ -66,6 +67,9 @@ class JsonServers(Dialect):
 
     def bridge(self, entry: dict[str, Any]) -> dict[str, Any]:
         return {**({"type": "stdio"} if self.typed else {}), **entry, **dict(self.extra)}
+
+    def kept_loaded(self) -> dict[str, Any]:
+        return dict(self.loaded)
 
     def bridge_of(self, text: str | None, target: Target) -> Any:
         return object_at(self._doc(text, target), self.section).get(BRIDGE_NAME)

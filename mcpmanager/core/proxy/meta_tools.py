@@ -16,6 +16,9 @@ REGEX = "search_tools_regex"
 SCHEMA = "get_tool_schema"
 CALL = "call_tool"
 NAMES = (DISCOVER, REGEX, SCHEMA, CALL)
+# Clients with a tool search of their own (Claude Code) hide every MCP tool behind it unless the tool
+# says to load it at once: the meta-tools, and the tools the user pinned, say so (docs/clients.md).
+ALWAYS_LOAD = "anthropic/alwaysLoad"
 
 _STRING = {"type": "string"}
 
@@ -63,6 +66,12 @@ META_TOOLS = [
         },
     ),
 ]
+
+
+def kept_loaded(tool: types.Tool) -> types.Tool:
+    """`tool` with `_meta["anthropic/alwaysLoad"]: true` added to whatever `_meta` it carries."""
+    return tool.model_copy(update={"meta": {**(tool.meta or {}), ALWAYS_LOAD: True}})
+
 
 _VARIANTS = {
     "tool_name": ("tool_name", "toolName", "name", "tool", "tool_id", "toolname"),

@@ -119,7 +119,7 @@ class ModeServer:
         # session object of their latest request is how we reach it (one entry per connection).
         self._legacy_sessions: dict[int, ServerSession] = {}
         self._listed: tuple[int, list[types.Tool], tuple[str, ...]] | None = None  # (generation, tools, servers)
-        self._notified: list[dict[str, Any]] = []
+        self._notified: list[tuple[dict[str, Any], bool]] = []
         self.server = _ProxyServer(
             "mcpmanager",
             version=__version__,
@@ -165,7 +165,9 @@ class ModeServer:
     def tool_list(self) -> list[types.Tool]:
         generation = self.catalogue.generation
         if self._listed is None or self._listed[0] != generation:
-            listed = list(meta.META_TOOLS) if self.mode == "discovery" else []
+            # The meta-tools and the always-on tools (in either mode: the user pinned them) ask to be
+            # loaded at once by clients that search tools themselves; the rest of direct mode does not.
+            listed = [meta.kept_loaded(t) for t in meta.META_TOOLS] if self.mode == "discovery" else []
             servers: dict[str, None] = {}
             for tool in self.visible_tools():
                 try:
@@ -173,6 +175,9 @@ class ModeServer:
                     servers[tool.server] = None
                 except ValueError as exc:  # one malformed schema must not hide every other tool
                     logger.warning("skipping tool %s: invalid definition: %s", tool.key, exc)
+                    continue
+                if tool.always_on:
+                    listed[-1] = meta.kept_loaded(listed[-1])
             self._listed = (generation, listed, tuple(servers))
         return self._listed[1]
 
@@ -284,11 +289,15 @@ class ModeServer:
 
     def reset_notified(self) -> None:
         """Take what clients see now as the baseline (at start, before anyone could have listed)."""
-        self._notified = [t.exposed_spec() for t in self.visible_tools()]
+        self._notified = self._snapshot()
+
+    def _snapshot(self) -> list[tuple[dict[str, Any], bool]]:
+        """What the tools of the list are, and whether each is pinned (its `_meta` says so: `tool_list`)."""
+        return [(t.exposed_spec(), t.always_on) for t in self.visible_tools()]
 
     async def refresh(self) -> bool:
         """Tell every client of this mode if what it lists changed since the last call; True if it did."""
-        snapshot = [t.exposed_spec() for t in self.visible_tools()]
+        snapshot = self._snapshot()
         if snapshot == self._notified:
             return False
         self._notified = snapshot

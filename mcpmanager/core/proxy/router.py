@@ -41,7 +41,7 @@ from mcpmanager.core.proxy.param_headers import client_param_headers
 from mcpmanager.core.proxy.passthrough import Passthrough
 from mcpmanager.core.proxy.rounds import Rounds
 from mcpmanager.core.proxy.starting import StartingServers
-from mcpmanager.core.proxy.token_count import tokens_of
+from mcpmanager.core.proxy.token_count import tools_tokens
 from mcpmanager.core.proxy.trace_context import trace_of
 from mcpmanager.core.resolve.names import Resolution
 from mcpmanager.core.resolve.resolver import Resolver
@@ -158,8 +158,8 @@ class Router:
         if self._tokens is not None and self._tokens[0] == key:
             return self._tokens[1]
         listed = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in self.tool_list()]
-        resting = tokens_of(listed)
-        direct = resting if self.mode == "direct" else tokens_of([t.exposed_spec() for t in self.catalogue.tools()])
+        resting = tools_tokens(listed)
+        direct = resting if self.mode == "direct" else tools_tokens([t.exposed_spec() for t in self.catalogue.tools()])
         self._tokens = (key, (resting, direct))
         return resting, direct
 

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from mcpmanager.core.clients.backups import apply_change
-from mcpmanager.core.clients.install import STASH_KEY, install_targets, plan_install
+from mcpmanager.core.clients.install import STASH_KEY, bridge_entry, install_targets, plan_install
 from mcpmanager.core.clients.locations import client_locations
 from mcpmanager.core.clients.reading import read_client_config
 from mcpmanager.core.config.load import load_config
@@ -75,6 +75,7 @@ def test_mcpmanagers_entry_is_typed_with_every_tool_and_served_servers_are_stash
         "command": COMMAND[0],
         "args": ["connect"],
         "tools": ["*"],  # Copilot CLI requires the list: all of mcpmanager's tools
+        "deferTools": "never",  # discovery mode (the config's default): never behind Copilot CLI's tool search
     }
     config_path.write_text(json.dumps({"mcpServers": {"play": {"command": "npx", "args": ["@playwright/mcp@latest"]}}}))
     again = plan_install(target, COMMAND, config=load_config(config_path), disable_served=True, home=home)
@@ -82,3 +83,9 @@ def test_mcpmanagers_entry_is_typed_with_every_tool_and_served_servers_are_stash
     apply_change(again)
     doc = json.loads(path.read_text())
     assert "playwright" not in doc["mcpServers"] and doc[STASH_KEY]["playwright"]["type"] == "local"
+
+
+def test_in_direct_mode_copilot_clis_own_tool_search_may_defer_mcpmanagers_tools() -> None:
+    """`deferTools` (Copilot CLI 1.0.64 and later: "auto" or "never") is written in discovery mode only."""
+    assert "deferTools" not in bridge_entry("copilot", COMMAND, "direct")
+    assert bridge_entry("copilot", COMMAND, "discovery", engine_mode="direct")["deferTools"] == "never"

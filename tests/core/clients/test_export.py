@@ -268,9 +268,9 @@ def test_every_client_has_a_writer_and_the_bridge_is_written_as_install_writes_i
     yaml_clients = ("goose", "continue")
     for row in TABLE:  # every other client's entry is the bridge install writes into the row's layout
         if row.key not in yaml_clients:
-            assert WRITERS[row.key].entry(bridge) == bridge_entry(row.layout, command), row.key
+            assert WRITERS[row.key].entry(bridge) == bridge_entry(row.layout, command, engine_mode="direct"), row.key
     for client in yaml_clients:  # install's YAML entry; Goose's has a description of its own
-        theirs = bridge_entry(client, command, None)  # type: ignore[arg-type]
+        theirs = bridge_entry(client, command, None, "direct")  # type: ignore[arg-type]
         assert WRITERS[client].entry(bridge) == {**theirs, **({"description": ""} if client == "goose" else {})}
 
 

@@ -30,6 +30,7 @@ from mcpmanager.core.clients.install import (
 from mcpmanager.core.config.json_text import clean_jsonc
 from mcpmanager.core.config.model import Config
 from mcpmanager.core.config.servers import HttpServerConfig, ServerConfig, StdioServerConfig
+from mcpmanager.core.config.settings import ProxySettings
 from tests.helpers.client_samples import SAMPLES
 
 HOMES = {"linux": "linux", "macos": "darwin", "windows": "win32", "formats": "linux"}
@@ -394,12 +395,38 @@ def test_the_command_line_goes_into_the_entry_as_given() -> None:
     command = ["/usr/bin/python3", "-m", "mcpmanager"]
     assert bridge_entry("mcpServers", command) == {"command": command[0], "args": ["-m", "mcpmanager", "connect"]}
     assert bridge_entry("vscode", command, "direct")["args"] == ["-m", "mcpmanager", "connect", "--mode", "direct"]
-    assert bridge_entry("claude-code", COMMAND) == {
+    assert bridge_entry("claude-code", COMMAND, "direct") == {
         "type": "stdio",
         "command": COMMAND[0],
-        "args": ["connect"],
+        "args": ["connect", "--mode", "direct"],
         "env": {},
     }
+
+
+def test_in_discovery_mode_claude_codes_entry_is_always_loaded(tmp_path: Path) -> None:
+    """Claude Code defers every MCP tool behind its own tool search, mcpmanager's meta-tools included,
+    unless the server's entry says `"alwaysLoad": true` (Claude Code 2.1.332's config schema). In
+    discovery mode (chosen, or the engine's when none is) install writes it; in direct mode it does
+    not: Claude Code's search is then what keeps every tool out of the context."""
+    entry = {"type": "stdio", "command": COMMAND[0], "args": ["connect"], "env": {}}
+    assert bridge_entry("claude-code", COMMAND) == {**entry, "alwaysLoad": True}  # the engine's: discovery
+    assert bridge_entry("claude-code", COMMAND, engine_mode="direct") == entry
+    chosen = {**entry, "args": ["connect", "--mode", "discovery"]}
+    assert bridge_entry("claude-code", COMMAND, "discovery", engine_mode="direct") == {**chosen, "alwaysLoad": True}
+    assert bridge_entry("mcpServers", COMMAND, "discovery") == {"command": COMMAND[0], "args": chosen["args"]}
+    folder = tmp_path / "home"
+    (folder / ".claude").mkdir(parents=True)
+    [target] = install_targets("claude-code", folder, "linux", {})
+    direct = Config(proxy=ProxySettings(mode="direct"))
+    apply_change(plan_install(target, COMMAND, config=direct))  # the engine's mode, direct there
+    assert "alwaysLoad" not in parse(target.path.read_bytes())["mcpServers"]["mcpmanager"]
+    apply_change(plan_install(target, COMMAND, "discovery", config=direct))
+    assert parse(target.path.read_bytes())["mcpServers"]["mcpmanager"]["alwaysLoad"] is True
+    assert plan_install(target, COMMAND, "discovery").changed is False
+    apply_change(plan_undo(target))
+    assert "alwaysLoad" not in parse(target.path.read_bytes())["mcpServers"]["mcpmanager"]
+    apply_change(plan_undo(target))
+    assert not target.path.exists()
 
 
 @pytest.mark.parametrize(
