@@ -40,6 +40,7 @@ from mcpmanager.core.proxy.mode_server import CallResult, ModeServer
 from mcpmanager.core.proxy.passthrough import Passthrough
 from mcpmanager.core.proxy.rounds import Rounds
 from mcpmanager.core.proxy.starting import StartingServers
+from mcpmanager.core.proxy.tasks import Tasks
 from mcpmanager.core.proxy.token_count import tokens_of
 from mcpmanager.core.resolve.names import Resolution
 from mcpmanager.core.resolve.resolver import Resolver
@@ -86,6 +87,7 @@ class Router:
         self.book = CallBook(self.activity, self.learning, self.connections, self.rounds)  # every path's calls
         self.starting = StartingServers(servers)
         self.passthrough = Passthrough(self.offerings, servers, self.callers, self.rounds, self.starting)
+        self.tasks = Tasks(servers, self.connections, self.callers, self.asks)  # tasks (`tasks`)
         self.fast_lane = FastLane(self)
         self.mode_servers = {
             m: ModeServer(
@@ -98,6 +100,7 @@ class Router:
                 self.roots_changed,
                 self.connections,
                 self.fast_lane,
+                self.tasks,
             )
             for m in MODES
         }
@@ -322,6 +325,8 @@ class Router:
                 if not decision.allowed:
                     return error_result(decision.refusal or "Refused.")
             relay = _progress_relay(caller) if wants_progress else None
+            if self.tasks.takes(tool.spec, downstream):  # a tool the server may run as a task
+                return await self.tasks.call(caller, downstream, tool.name, tool.spec, arguments, relay, answers, state)
             return await downstream.call_tool(tool.name, arguments, relay, answers, state)
 
         try:
