@@ -6,11 +6,12 @@ a middleware, since the SDK's result sieve knows no task result.
 
     python -m tests.helpers.task_server                 # stdio
     python -m tests.helpers.task_server --http PORT     # Streamable HTTP on 127.0.0.1:PORT/mcp
+    python -m tests.helpers.task_server --handshake-only  # stdio, refusing server/discover: the utility only
 
 Tools: `slow_job` (taskSupport "required": sleeps `seconds`, then says `done <label>`),
 `failing_job` (required: a tool error after `seconds`), `optional_job` (optional: a task when the
-client takes one, else run in the call), `greet` (no tasks). Task ids are `task-1`, `task-2`, … per
-process, so two such servers hand out the same ids. What happens to each task is appended to the
+client takes one, else run in the call), `greet` (no tasks). A task's id is `task-<label>` (else
+`task-1`, `task-2`, …), so two such servers given one label hand out the same id. What happens to each task is appended to the
 file `TASK_SERVER_LOG` names, one JSON object a line (`created`, `cancelled`, `finished`)."""
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import mcp_types as types
 import uvicorn
 from mcp.server.context import CallNext, ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.runner import serve_loop
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
@@ -144,7 +146,7 @@ class TaskServer:
         label = str(arguments.get("label", name))
         modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
         if modern:
-            declared: dict[str, Any] = dict((ctx.meta or {}).get(types.CLIENT_CAPABILITIES_META_KEY) or {})
+            declared = cast(dict[str, Any], (ctx.meta or {}).get(types.CLIENT_CAPABILITIES_META_KEY) or {})
             takes = EXTENSION in (declared.get("extensions") or {})
         else:
             takes = isinstance(params.get("task"), dict)
@@ -160,7 +162,8 @@ class TaskServer:
             await asyncio.sleep(seconds)
             return {"content": [{"type": "text", "text": f"done {label} after {seconds:g} s (no task)"}]}
         self.serial += 1
-        job = Job(f"task-{self.serial}", str(name), label, session=None if modern else ctx.session)
+        task_id = f"task-{label}" if "label" in arguments else f"task-{self.serial}"
+        job = Job(task_id, str(name), label, session=None if modern else ctx.session)
         self.jobs[job.task_id] = job
         job.runner = asyncio.get_running_loop().create_task(self.run(job, seconds))
         record("created", taskId=job.task_id, label=label, modern=modern)
@@ -207,6 +210,7 @@ class TaskServer:
     def build(self) -> Server[Any]:
         server = _Advertising("task-server", on_list_tools=self.on_list_tools, on_call_tool=self.on_call_tool)
         server.middleware.insert(0, self.calls)
+
         server.add_request_handler("tasks/get", TaskParams, self.get)
         server.add_request_handler("tasks/result", TaskParams, self.result)
         server.add_request_handler("tasks/list", types.PaginatedRequestParams, self.listing)
@@ -242,9 +246,14 @@ class _Advertising(Server[Any]):
         return capabilities.model_copy(update={"tasks": tasks, "extensions": {EXTENSION: {}}})
 
 
-async def serve_stdio(server: Server[Any]) -> None:
+async def serve_stdio(server: Server[Any], handshake_only: bool) -> None:
     async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options(NotificationOptions()))
+        options = server.create_initialization_options(NotificationOptions())
+        if not handshake_only:
+            await server.run(read, write, options)
+            return
+        async with server.lifespan(server) as state:  # the probe refused, as by a server built before it
+            await serve_loop(server, read, write, lifespan_state=state, init_options=options)
 
 
 async def serve_http(server: Server[Any], port: int) -> None:
@@ -256,10 +265,11 @@ async def serve_http(server: Server[Any], port: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT/mcp")
+    parser.add_argument("--handshake-only", action="store_true", help="refuse server/discover (an older server)")
     args = parser.parse_args()
     server = TaskServer().build()
     if args.http is None:
-        anyio.run(serve_stdio, server)
+        anyio.run(serve_stdio, server, args.handshake_only)
     else:
         anyio.run(serve_http, server, args.http)
 
