@@ -11,8 +11,9 @@ a middleware, since the SDK's result sieve knows no task result.
 Tools: `slow_job` (taskSupport "required": sleeps `seconds`, then says `done <label>`),
 `failing_job` (required: a tool error after `seconds`), `optional_job` (optional: a task when the
 client takes one, else run in the call), `greet` (no tasks). A task's id is `task-<label>` (else
-`task-1`, `task-2`, …), so two such servers given one label hand out the same id. What happens to each task is appended to the
-file `TASK_SERVER_LOG` names, one JSON object a line (`created`, `cancelled`, `finished`)."""
+`task-1`, `task-2`, …), so two such servers given one label hand out the same id. What happens to
+each task is appended to the file `TASK_SERVER_LOG` names, one JSON object a line (`created`,
+`cancelled`, `finished`)."""
 
 from __future__ import annotations
 
