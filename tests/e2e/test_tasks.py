@@ -132,7 +132,7 @@ async def call_as_task(client: Client, tool: str, seconds: float, label: str) ->
 
 
 async def tasks_request(client: Client, method: str, task_id: str) -> dict[str, Any]:
-    extensions = {EXTENSION: {}} if modern(client) else None
+    extensions: dict[str, dict[str, Any]] | None = {EXTENSION: {}} if modern(client) else None
     return await send_raw(client, method, {"taskId": task_id}, TIMEOUT, extensions=extensions)
 
 
