@@ -168,9 +168,12 @@ def text_of(result: dict[str, Any] | types.CallToolResult) -> str:
 async def test_a_client_that_takes_tasks_gets_the_task_and_its_result(
     proxy: Proxy, transport: str, era: str, server: str, tmp_path: Path
 ) -> None:
-    statuses = Statuses()
+    statuses, others = Statuses(), Statuses()
     label = f"a-{uuid.uuid4().hex[:8]}"
-    async with client_of(proxy, transport, era, tmp_path / "stdio", extensions=[statuses]) as client:
+    async with (
+        client_of(proxy, transport, era, tmp_path / "stdio", extensions=[statuses]) as client,
+        client_of(proxy, transport, era, tmp_path / "other", extensions=[others]) as other,
+    ):
         task = await call_as_task(client, f"{server}__slow_job", 1, label)
         ours = task["taskId"]
         assert ours != f"task-{label}"  # mcpmanager's own id, not the server's
@@ -189,20 +192,35 @@ async def test_a_client_that_takes_tasks_gets_the_task_and_its_result(
             assert result["_meta"]["io.modelcontextprotocol/related-task"] == {"taskId": ours}
             listed = await send_raw(client, "tasks/list", {}, TIMEOUT)
             assert ours in [t["taskId"] for t in listed["tasks"]]
+            assert ours not in [t["taskId"] for t in (await send_raw(other, "tasks/list", {}, TIMEOUT))["tasks"]]
             if server == "one":  # a 2025-11-25 server announces its tasks' statuses: to this client
                 await wait_for(lambda: any(s["taskId"] == ours and s["status"] == "completed" for s in statuses.heard))
+                await other.list_tools()  # (a round trip: what it was sent before this has arrived)
+                assert not others.heard  # the other client connected meanwhile heard nothing of it
+            with pytest.raises(MCPError) as foreign:  # nor can another connection read its task
+                await tasks_request(other, "tasks/get", ours)
+            assert foreign.value.error.code == types.INVALID_PARAMS
+        # (A 2026-07-28 client has no connection beyond its request: its task's unguessable id is the key.)
 
 
 async def test_a_client_that_takes_no_task_gets_the_result_past_call_timeout(
     proxy: Proxy, transport: str, era: str, tmp_path: Path
 ) -> None:
     async with client_of(proxy, transport, era, tmp_path / "stdio") as client:
+        messages: list[str | None] = []
+
+        async def heard(progress: float, total: float | None, message: str | None) -> None:
+            messages.append(message)
+
         for server in SERVERS:
             label = f"b-{server}-{uuid.uuid4().hex[:8]}"
+            messages.clear()
             started = time.monotonic()
-            result = await client.call_tool(f"{server}__slow_job", {"seconds": 4, "label": label})
+            arguments = {"seconds": 4, "label": label}
+            result = await client.call_tool(f"{server}__slow_job", arguments, progress_callback=heard)
             assert time.monotonic() - started >= 4  # beyond callTimeout (2 s): no request lasted that long
             assert not result.is_error and text_of(result) == f"done {label} after 4 s"
+            assert messages == ["slow_job working"]  # the task's status, while mcpmanager waited for it
             failed = await client.call_tool(f"{server}__failing_job", {"seconds": 0.2, "label": label})
             assert failed.is_error and text_of(failed) == f"{label} failed on purpose"
             quick = await client.call_tool(f"{server}__optional_job", {"seconds": 0.1, "label": label})

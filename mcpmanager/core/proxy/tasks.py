@@ -155,7 +155,7 @@ class Tasks:
         if not isinstance(started, dict):
             return started
         if takes and wanted is not None:
-            ours = self._keep(downstream.name, started["taskId"], how, tool, caller)
+            ours = self._keep(downstream.name, started["taskId"], how, tool, caller, started.get("ttlMs"))
             wanted.created = for_client(started, ours, wanted.modern, created=True)
             return types.CallToolResult(content=[types.TextContent(text=f"Task {ours} of '{tool}' was created.")])
         return await self._run(caller, downstream, how, tool, started, progress)
@@ -242,7 +242,8 @@ class Tasks:
 
     # Our ids --------------------------------------------------------------------------------------
 
-    def _keep(self, server: str, server_id: str, how: Flavour, tool: str, caller: Caller) -> str:
+    def _keep(self, server: str, server_id: str, how: Flavour, tool: str, caller: Caller, ttl_ms: Any) -> str:
+        """Our id for a server's task, kept while the server keeps the task (its ttl, a minute more)."""
         now = time.monotonic()
         for ours in [o for o, t in self._tasks.items() if t.expires < now][:100]:
             self._forget(ours)
@@ -252,7 +253,8 @@ class Tasks:
         modern = caller.modern
         session = None if modern else caller.ctx.session
         owner = None if modern else caller.key
-        self._tasks[ours] = _Task(server, server_id, how, tool, owner, session, now + KEPT_WITHOUT_TTL)
+        kept = ttl_ms / 1000 + 60 if isinstance(ttl_ms, int) and ttl_ms > 0 else KEPT_WITHOUT_TTL
+        self._tasks[ours] = _Task(server, server_id, how, tool, owner, session, now + kept)
         self._ours[(server, server_id)] = ours
         return ours
 
