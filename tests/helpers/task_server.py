@@ -10,10 +10,11 @@ a middleware, since the SDK's result sieve knows no task result.
 
 Tools: `slow_job` (taskSupport "required": sleeps `seconds`, then says `done <label>`),
 `failing_job` (required: a tool error after `seconds`), `optional_job` (optional: a task when the
-client takes one, else run in the call), `greet` (no tasks). A task's id is `task-<label>` (else
-`task-1`, `task-2`, …), so two such servers given one label hand out the same id. What happens to
-each task is appended to the file `TASK_SERVER_LOG` names, one JSON object a line (`created`,
-`cancelled`, `finished`)."""
+client takes one, else run in the call), `greet` (no tasks), and `slow_compute` (optional) and
+`protocol_error_job` (required: the task fails with a protocol error) for the conformance suite.
+A task's id is `task-<label>` (else `task-1`, `task-2`, …), so two such servers given one label
+hand out the same id. What happens to each task is appended to the file `TASK_SERVER_LOG` names,
+one JSON object a line (`created`, `cancelled`, `finished`)."""
 
 from __future__ import annotations
 
@@ -46,8 +47,17 @@ TOOLS = [
     types.Tool(name="failing_job", description="Fails, as a task.", input_schema=SECONDS),
     types.Tool(name="optional_job", description="Sleeps, as a task if asked.", input_schema=SECONDS),
     types.Tool(name="greet", description="Says hello.", input_schema={"type": "object"}),
+    # Under the names the conformance suite's tasks scenarios call.
+    types.Tool(name="slow_compute", description="Sleeps, as a task if asked.", input_schema=SECONDS),
+    types.Tool(name="protocol_error_job", description="Fails with a protocol error, as a task.", input_schema=SECONDS),
 ]
-SUPPORT = {"slow_job": "required", "failing_job": "required", "optional_job": "optional"}
+SUPPORT = {
+    "slow_job": "required",
+    "failing_job": "required",
+    "optional_job": "optional",
+    "slow_compute": "optional",
+    "protocol_error_job": "required",
+}
 
 
 def now() -> str:
@@ -70,6 +80,7 @@ class Job:
     created: str = field(default_factory=now)
     updated: str = field(default_factory=now)
     result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)
     runner: asyncio.Task[None] | None = None
     session: ServerSession | None = None  # a handshake-era client's, told of status changes
@@ -92,6 +103,8 @@ class Job:
         flat.update(ttlMs=TTL_MS, pollIntervalMs=POLL_MS)
         if self.status == "completed" and self.result is not None:
             flat["result"] = self.result
+        if self.status == "failed" and self.error is not None:
+            flat["error"] = self.error
         return flat
 
 
@@ -111,6 +124,10 @@ class TaskServer:
             return
         if job.tool == "failing_job":
             job.result = text(f"{job.label} failed on purpose", error=True)
+        elif job.tool == "protocol_error_job":
+            job.error = {"code": types.INTERNAL_ERROR, "message": f"{job.label} broke on purpose"}
+            await self.settle(job, "failed")
+            return
         else:
             job.result = text(f"done {job.label} after {seconds:g} s")
         await self.settle(job, "completed")
@@ -173,7 +190,8 @@ class TaskServer:
         return {"task": job.task()}
 
     async def on_call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
-        return types.CallToolResult(content=[types.TextContent(text="hello")])
+        name = (params.arguments or {}).get("name", "you")
+        return types.CallToolResult(content=[types.TextContent(text=f"Hello, {name}!")])
 
     async def on_list_tools(self, ctx: ServerRequestContext[Any], params: Any) -> types.ListToolsResult:
         tools = []
@@ -193,6 +211,8 @@ class TaskServer:
     async def result(self, ctx: ServerRequestContext[Any], params: Any) -> dict[str, Any]:
         job = self.job(params.task_id)
         await job.done.wait()
+        if job.error is not None:
+            raise MCPError(job.error["code"], job.error["message"])
         if job.result is None:
             raise MCPError(types.INVALID_PARAMS, f"task {job.task_id} was {job.status}")
         return {**job.result, "_meta": {RELATED: {"taskId": job.task_id}}}
