@@ -189,7 +189,7 @@ async def test_a_raw_request_of_a_method_the_session_lacks_is_sent_stamped_with_
     server: Server[Any] = Server("s")
     server.add_request_handler("tasks/get", Params, get)
     async with Client(server, mode=mode, cache=None) as client:
-        extensions = {"io.modelcontextprotocol/tasks": {}}
+        extensions: dict[str, dict[str, Any]] = {"io.modelcontextprotocol/tasks": {}}
         raw = await sdk_compat.send_raw(client, "tasks/get", {"taskId": "t1"}, 5, extensions=extensions, name="t1")
         plain = await sdk_compat.send_raw(client, "tasks/get", {"taskId": "t2"}, 5)
     assert raw["taskId"] == "t1" and raw["status"] == "working" and plain["taskId"] == "t2"
