@@ -32,7 +32,7 @@ from mcp.server.subscriptions import ListenHandler
 from mcp.shared._context_streams import ContextSendStream
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
-from mcp.shared.dispatcher import CallOptions
+from mcp.shared.dispatcher import CallOptions, ProgressFnT
 from mcp.shared.exceptions import NoBackChannelError
 from mcp.shared.inbound import MCP_METHOD_HEADER, MCP_NAME_HEADER, encode_header_value
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
@@ -110,11 +110,13 @@ async def send_raw(
     timeout: float | None,
     extensions: Mapping[str, dict[str, Any]] | None = None,
     name: str | None = None,
+    progress: ProgressFnT | None = None,
 ) -> dict[str, Any]:
     """Send a request the session has no method for (`tasks/*`), or whose answer its typed methods
     would refuse (a task instead of a tool result), stamped as the session stamps its own; the raw
     `result`. `extensions` are added, for this request only, to the capabilities a 2026-07-28
-    server reads in the envelope; `name` is its `Mcp-Name` header (SEP-2663 asks it of `tasks/*`).
+    server reads in the envelope; `name` is its `Mcp-Name` header (SEP-2663 asks it of `tasks/*`);
+    `progress` hears the server's progress on it.
     Raises `MCPError` for the server's error, a read timeout or a closed connection."""
     session = client.session
     data: dict[str, Any] = {"method": method, "params": dict(params)}
@@ -130,6 +132,8 @@ async def send_raw(
         headers[MCP_NAME_HEADER] = encode_header_value(name)
     if timeout is not None:
         opts["timeout"] = timeout
+    if progress is not None:
+        opts["on_progress"] = progress
     return await session._dispatcher.send_raw_request(method, data["params"], opts)
 
 

@@ -151,7 +151,7 @@ class Tasks:
         takes = wanted is not None and wanted.takes
         as_task = takes or task_support(spec) == "required"
         ttl = wanted.ttl_ms if wanted is not None and takes else None
-        started = await task_calls.start_call(downstream, how, tool, arguments, as_task, ttl, answers, state)
+        started = await task_calls.start_call(downstream, how, tool, arguments, as_task, ttl, answers, state, progress)
         if not isinstance(started, dict):
             return started
         if takes and wanted is not None:
@@ -321,7 +321,7 @@ class Tasks:
         task, downstream = self._task(ctx, params.task_id)
         with self.callers.working_for(task.server, ctx) as caller:  # a question it asks meanwhile is this client's
             snapshot = await _guarded(downstream, task_calls.get(downstream, task.how, task.server_id))
-            with anyio.fail_after(downstream.settings.task_timeout):
+            with anyio.move_on_after(downstream.settings.task_timeout) as waited:
                 while snapshot.get("status") not in TERMINAL:
                     if snapshot.get("status") == "input_required":
                         snapshot = await _guarded(downstream, self._give_input(caller, downstream, task.how, snapshot))
@@ -330,6 +330,9 @@ class Tasks:
                     else:
                         await self._pause(task.server, task.server_id, snapshot.get("pollIntervalMs"))
                     snapshot = await _guarded(downstream, task_calls.get(downstream, task.how, task.server_id))
+        if waited.cancelled_caught:
+            bound = downstream.settings.task_timeout
+            raise MCPError(types.REQUEST_TIMEOUT, f"Task '{params.task_id}' did not end within {bound:g} s.")
         if isinstance(snapshot.get("result"), dict):
             result: dict[str, Any] = dict(snapshot["result"])
             result["_meta"] = {**(result.get("_meta") or {}), task_calls.RELATED_TASK: {"taskId": params.task_id}}

@@ -22,7 +22,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from mcpmanager.core.sdk_compat import send_raw
-from mcpmanager.core.supervisor.tool_calls import ToolCalls, Unavailable, shapeless
+from mcpmanager.core.supervisor.tool_calls import ProgressCallback, ToolCalls, Unavailable, shapeless
 from mcpmanager.core.tool_results import error_result
 
 EXTENSION = "io.modelcontextprotocol/tasks"
@@ -100,6 +100,7 @@ async def start(
     ttl_ms: int | None,
     answers: types.InputResponses | None = None,
     state: str | None = None,
+    progress: ProgressCallback | None = None,
 ) -> Started:
     """Call a tool so that the server may answer with a task: the extension's servers decide for
     themselves once the request declares the extension; a utility server makes one when `as_task`
@@ -116,13 +117,13 @@ async def start(
         params["requestState"] = state
     timeout = server.settings.call_timeout
     if how == "extension":
-        raw = await send_raw(client, "tools/call", params, timeout, extensions={EXTENSION: {}}, name=name)
+        raw = await send_raw(client, "tools/call", params, timeout, {EXTENSION: {}}, name, progress)
         if raw.get("resultType") == "task" and isinstance(raw.get("taskId"), str):
             return "task", from_extension(raw)
         return "result", raw
     if as_task:
         params["task"] = {} if ttl_ms is None else {"ttl": ttl_ms}
-    raw = await send_raw(client, "tools/call", params, timeout)
+    raw = await send_raw(client, "tools/call", params, timeout, progress=progress)
     task = raw.get("task")
     if isinstance(task, dict) and isinstance(task.get("taskId"), str):
         return "task", from_utility(task)
@@ -138,11 +139,12 @@ async def start_call(
     ttl_ms: int | None,
     answers: types.InputResponses | None = None,
     state: str | None = None,
+    progress: ProgressCallback | None = None,
 ) -> Snapshot | types.CallToolResult | types.InputRequiredResult:
     """`start`, with a plain answer typed as `call_tool` types it and failures in its words: the
     task's snapshot, the result, a 2026-07-28 server's question, or an isError result saying why."""
     try:
-        kind, raw = await start(server, how, name, arguments, as_task, ttl_ms, answers, state)
+        kind, raw = await start(server, how, name, arguments, as_task, ttl_ms, answers, state, progress)
     except Unavailable as exc:
         return error_result(str(exc))
     except MCPError as exc:
