@@ -34,8 +34,9 @@ from mcp.server.subscriptions import ListenHandler
 from mcp.shared._context_streams import ContextSendStream
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
-from mcp.shared.dispatcher import CallOptions
+from mcp.shared.dispatcher import CallOptions, ProgressFnT
 from mcp.shared.exceptions import NoBackChannelError
+from mcp.shared.inbound import MCP_METHOD_HEADER, MCP_NAME_HEADER, encode_header_value
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from mcp.shared.message import SessionMessage
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -54,6 +55,7 @@ __all__ = [
     "mcp_http_client",
     "pass_results_through",
     "request_headers",
+    "send_raw",
     "sends_request_headers",
     "stamp_capabilities",
     "without_telemetry",
@@ -179,6 +181,40 @@ def request_headers(headers: Mapping[str, str] | None) -> Iterator[None]:
         yield
     finally:
         _REQUEST_HEADERS.reset(token)
+
+
+async def send_raw(
+    client: Client,
+    method: str,
+    params: dict[str, Any],
+    timeout: float | None,
+    extensions: Mapping[str, dict[str, Any]] | None = None,
+    name: str | None = None,
+    progress: ProgressFnT | None = None,
+) -> dict[str, Any]:
+    """Send a request the session has no method for (`tasks/*`), or whose answer its typed methods
+    would refuse (a task instead of a tool result), stamped as the session stamps its own; the raw
+    `result`. `extensions` are added, for this request only, to the capabilities a 2026-07-28
+    server reads in the envelope; `name` is its `Mcp-Name` header (SEP-2663 asks it of `tasks/*`);
+    `progress` hears the server's progress on it.
+    Raises `MCPError` for the server's error, a read timeout or a closed connection."""
+    session = client.session
+    data: dict[str, Any] = {"method": method, "params": dict(params)}
+    opts: CallOptions = {}
+    session._stamp(data, opts)
+    meta = data["params"].get("_meta")
+    if extensions and isinstance(meta, dict) and isinstance(meta.get(types.CLIENT_CAPABILITIES_META_KEY), dict):
+        declared = dict(meta[types.CLIENT_CAPABILITIES_META_KEY])  # the session's own dict: copied, not changed
+        declared["extensions"] = {**(declared.get("extensions") or {}), **extensions}
+        data["params"]["_meta"] = {**meta, types.CLIENT_CAPABILITIES_META_KEY: declared}
+    headers = opts.get("headers")
+    if name is not None and headers is not None and MCP_METHOD_HEADER in headers:  # the 2026-07-28 wire
+        headers[MCP_NAME_HEADER] = encode_header_value(name)
+    if timeout is not None:
+        opts["timeout"] = timeout
+    if progress is not None:
+        opts["on_progress"] = progress
+    return await session._dispatcher.send_raw_request(method, data["params"], opts)
 
 
 def without_telemetry(server: Server[Any]) -> None:

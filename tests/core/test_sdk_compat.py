@@ -220,6 +220,36 @@ async def test_a_modern_result_without_result_type_is_complete_once_the_session_
         assert (await client.list_tools(cache_mode="bypass")).tools == []
 
 
+@pytest.mark.parametrize(("mode", "enveloped"), [("legacy", False), ("auto", True)])
+async def test_a_raw_request_of_a_method_the_session_lacks_is_sent_stamped_with_the_extensions_added(
+    mode: str, enveloped: bool
+) -> None:
+    """`send_raw` (tasks/*): the session's stamp, the extensions added for that request only, and the
+    raw result of a method the SDK does not know."""
+    seen: list[dict[str, Any] | None] = []
+
+    class Params(types.RequestParams):
+        task_id: str
+
+    async def get(ctx: ServerRequestContext[Any], params: Params) -> dict[str, Any]:
+        seen.append(dict(ctx.meta or {}) if ctx.meta else None)
+        return {"taskId": params.task_id, "status": "working"}
+
+    server: Server[Any] = Server("s")
+    server.add_request_handler("tasks/get", Params, get)
+    async with Client(server, mode=mode, cache=None) as client:
+        extensions: dict[str, dict[str, Any]] = {"io.modelcontextprotocol/tasks": {}}
+        raw = await sdk_compat.send_raw(client, "tasks/get", {"taskId": "t1"}, 5, extensions=extensions, name="t1")
+        plain = await sdk_compat.send_raw(client, "tasks/get", {"taskId": "t2"}, 5)
+    assert raw["taskId"] == "t1" and raw["status"] == "working" and plain["taskId"] == "t2"
+    if enveloped:
+        first, second = seen[0] or {}, seen[1] or {}
+        assert first[types.CLIENT_CAPABILITIES_META_KEY]["extensions"] == extensions
+        assert "extensions" not in second[types.CLIENT_CAPABILITIES_META_KEY]  # for that request only
+    else:
+        assert seen == [None, None]
+
+
 async def test_a_session_for_a_request_the_dispatcher_never_saw_sends_as_the_request_session_would() -> None:
     """`request_session` wraps the connection's dispatcher, passing the request's id as the private
     `_related_request_id` its own request channel passes; `all_sent` says whether it sent anything."""

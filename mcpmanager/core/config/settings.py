@@ -48,6 +48,7 @@ class SupervisorSettings:
 
     start_timeout: float = option(30.0, positive)
     call_timeout: float = option(300.0, positive)
+    task_timeout: float = option(3600.0, positive)  # a task mcpmanager runs for a client that has none
     starting_wait: float = option(30.0, positive)
     backoff_initial: float = option(1.0, positive)
     backoff_max: float = option(60.0, positive)

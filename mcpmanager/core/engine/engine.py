@@ -36,6 +36,7 @@ from mcpmanager.core.supervisor.events import (
     DownstreamEvent,
     OffersChanged,
     ResourceUpdated,
+    TaskStatus,
     ToolDict,
     ToolsChanged,
 )
@@ -257,6 +258,8 @@ class Engine:
             self.offerings.set_offers(event.server, offers)
         elif isinstance(event, ResourceUpdated):
             spawn(self.router.resource_updated(event.uri), name="resource-updated")
+        elif isinstance(event, TaskStatus):
+            spawn(self.router.tasks.heard(event.server, event.snapshot), name="task-status")
 
         self._schedule_advertise()  # the advertisement carries states and tool counts
         self.events.emit(event)

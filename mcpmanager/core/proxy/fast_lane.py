@@ -42,6 +42,7 @@ from mcpmanager.core.sdk_compat import initialize_accepted
 from mcpmanager.core.supervisor.downstream import Downstream
 from mcpmanager.core.supervisor.protocol_errors import passes
 from mcpmanager.core.supervisor.raw_calls import RawCalls
+from mcpmanager.core.supervisor.task_calls import may_be_task
 from mcpmanager.core.supervisor.tool_calls import RawOutcome, shapeless
 from mcpmanager.core.tool_results import error_result
 
@@ -132,6 +133,8 @@ class FastLane:
         downstream = routes.servers.get(tool.server)
         if rule.policy != "allow" or downstream is None:
             return None
+        if downstream.declared is not None and may_be_task(tool.spec, downstream, downstream.declared):
+            return None  # it may answer with a task (`tasks`)
         lane = downstream.raw_lane()
         if lane is None:
             return None

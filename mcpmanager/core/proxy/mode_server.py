@@ -38,8 +38,10 @@ from mcpmanager.core.proxy import wire_lane
 from mcpmanager.core.proxy.connections import Connections
 from mcpmanager.core.proxy.fast_lane import FastLane
 from mcpmanager.core.proxy.passthrough import Passthrough
+from mcpmanager.core.proxy.tasks import Tasks
 from mcpmanager.core.proxy.wire_lane import WireLane
 from mcpmanager.core.sdk_compat import http_sessions, listen_streams, without_telemetry
+from mcpmanager.core.supervisor.task_calls import EXTENSION
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +51,12 @@ CallHandler = Callable[[ServerRequestContext[Any], types.CallToolRequestParams, 
 SchemaLookup = Callable[[str], dict[str, Any] | None]
 Offered = Callable[[], frozenset[str]]  # what the servers offer: prompts, resources, completions, logging
 RootsChanged = Callable[[ServerSession], Awaitable[None]]
+
+TASKS_CAPABILITY = types.ServerTasksCapability(
+    list=types.TasksListCapability(),
+    cancel=types.TasksCancelCapability(),
+    requests=types.ServerTasksRequestsCapability(tools=types.TasksToolsCapability(call=types.TasksCallCapability())),
+)
 
 INSTRUCTIONS = (
     "mcpmanager serves the tools of several MCP servers as one. In discovery mode, find tools with "
@@ -62,6 +70,7 @@ class _ProxyServer(Server[Any]):
     only when some server offers them."""
 
     offered: Offered = staticmethod(lambda: frozenset())  # set per instance
+    tasks_offered: Callable[[], bool] = staticmethod(lambda: False)  # likewise (`tasks`)
 
     def get_capabilities(
         self,
@@ -75,8 +84,13 @@ class _ProxyServer(Server[Any]):
             notification_options, experimental_capabilities, extensions, protocol_version=protocol_version
         )
         offered = self.offered()
-        absent = {kind: None for kind in ("prompts", "resources", "completions", "logging") if kind not in offered}
-        return capabilities.model_copy(update=absent)
+        update: dict[str, Any] = {
+            k: None for k in ("prompts", "resources", "completions", "logging") if k not in offered
+        }
+        if self.tasks_offered():  # both flavours: each era's sieve keeps its own
+            update["tasks"] = TASKS_CAPABILITY
+            update["extensions"] = {**(capabilities.extensions or {}), EXTENSION: {}}
+        return capabilities.model_copy(update=update)
 
     def create_initialization_options(
         self,
@@ -104,6 +118,7 @@ class ModeServer:
         roots_changed: RootsChanged,
         connections: Connections,
         lane: FastLane | None = None,
+        tasks: Tasks | None = None,
     ) -> None:
         self.mode = mode
         self.catalogue = catalogue
@@ -144,6 +159,9 @@ class ModeServer:
             "notifications/roots/list_changed", types.NotificationParams, self._on_roots_changed
         )
         without_telemetry(self.server)
+        if tasks is not None:  # tasks/* and task-augmented calls (`tasks`), seen before the lanes
+            self.server.tasks_offered = tasks.offered
+            tasks.install(self.server)
         if lane is not None:  # the common tools/call, answered before the typed handler (`fast_lane`)
             self.server.middleware.append(wire_lane.adopt)  # or before the session (`wire_lane`)
             self.server.middleware.append(lane.middleware(self.server, mode == "discovery", self._remember))

@@ -41,6 +41,7 @@ from mcpmanager.core.proxy.param_headers import client_param_headers
 from mcpmanager.core.proxy.passthrough import Passthrough
 from mcpmanager.core.proxy.rounds import Rounds
 from mcpmanager.core.proxy.starting import StartingServers
+from mcpmanager.core.proxy.tasks import Tasks
 from mcpmanager.core.proxy.token_count import tools_tokens
 from mcpmanager.core.proxy.trace_context import trace_of
 from mcpmanager.core.resolve.names import Resolution
@@ -90,6 +91,7 @@ class Router:
         self.book = CallBook(self.activity, self.learning, self.connections, self.rounds)  # every path's calls
         self.starting = StartingServers(servers)
         self.passthrough = Passthrough(self.offerings, servers, self.callers, self.rounds, self.starting)
+        self.tasks = Tasks(servers, self.connections, self.callers, self.asks)  # tasks (`tasks`)
         self.fast_lane = FastLane(self)
         self.mode_servers = {
             m: ModeServer(
@@ -102,6 +104,7 @@ class Router:
                 self.roots_changed,
                 self.connections,
                 self.fast_lane,
+                self.tasks,
             )
             for m in MODES
         }
@@ -329,6 +332,10 @@ class Router:
             relay = _progress_relay(caller) if wants_progress else None
             trace = trace_of(caller.ctx.meta)  # the client's trace context, as it wrote it
             with request_headers(client_param_headers(caller.ctx)):  # its Mcp-Param-* headers go on
+                if self.tasks.takes(tool.spec, downstream):  # a tool the server may run as a task
+                    return await self.tasks.call(
+                        caller, downstream, tool.name, tool.spec, arguments, relay, answers, state
+                    )
                 return await downstream.call_tool(tool.name, arguments, relay, answers, state, trace)
 
         try:

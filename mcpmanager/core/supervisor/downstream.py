@@ -46,6 +46,7 @@ from mcpmanager.core.supervisor.events import (
     ResourceUpdated,
     ServerMessage,
     StatusChanged,
+    TaskStatus,
     ToolDict,
     ToolsChanged,
 )
@@ -58,6 +59,7 @@ from mcpmanager.core.supervisor.process import ChildProcess, Spawner, SpawnError
 from mcpmanager.core.supervisor.remote import remote_transport
 from mcpmanager.core.supervisor.state_line import state_line
 from mcpmanager.core.supervisor.stderr_log import StderrLog
+from mcpmanager.core.supervisor.task_calls import Snapshot, TaskStatusBinding
 from mcpmanager.core.supervisor.tool_calls import ToolCalls
 from mcpmanager.core.tasks import first_of, spawn
 from mcpmanager.core.vault.references import MissingSecret
@@ -259,6 +261,7 @@ class Downstream(ClientWishes, ToolCalls):
                 list_roots_callback=lambda _ctx: self._asks.roots(self.name),
                 logging_callback=self._on_log,
                 log_level="info",  # modern servers log only for requests that opt in
+                extensions=[TaskStatusBinding(self._task_status)],  # tasks (`task_calls`)
             )
             self._phase = "handshake"
             try:
@@ -385,6 +388,9 @@ class Downstream(ClientWishes, ToolCalls):
             self._resource_updated(message.params.uri)
         elif isinstance(message, Exception):
             logger.debug("%s: transport error: %s", self.name, message)
+
+    async def _task_status(self, snapshot: Snapshot) -> None:
+        self._listener(TaskStatus(self.name, snapshot))
 
     def _resource_updated(self, uri: str) -> None:
         self._listener(ResourceUpdated(self.name, uri))

@@ -1,5 +1,5 @@
 """What a downstream server tells the engine: its state, its tools and its other lists changed, a
-resource it serves was updated, it logged a message."""
+resource it serves was updated, it logged a message, a task of its changed status."""
 
 from __future__ import annotations
 
@@ -52,5 +52,13 @@ class ServerMessage:
     data: Any
 
 
-DownstreamEvent = StatusChanged | ToolsChanged | OffersChanged | ResourceUpdated | ServerMessage
+@dataclass(frozen=True)
+class TaskStatus:
+    """A task's status the server announced (`task_calls.Snapshot`, under the server's task id)."""
+
+    server: str
+    snapshot: dict[str, Any]
+
+
+DownstreamEvent = StatusChanged | ToolsChanged | OffersChanged | ResourceUpdated | ServerMessage | TaskStatus
 Listener = Callable[[DownstreamEvent], None]

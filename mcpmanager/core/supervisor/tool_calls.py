@@ -178,6 +178,16 @@ class ToolCalls:
             return error_result(f"Server '{self.name}' rejected the call to '{name}': {self.log.mask(str(exc))}")
         return await self._closed_under(name)
 
+    # The failure texts, for the other ways of calling a tool in this room (`task_calls`).
+    async def refused(self, name: str, exc: MCPError) -> types.CallToolResult:
+        return await self._refused(name, exc)
+
+    def too_slow(self, name: str) -> types.CallToolResult:
+        return self._too_slow(name)
+
+    async def cut_off(self, name: str, exc: Exception) -> types.CallToolResult:
+        return await self._cut_off(name, exc)
+
     def _shapeless(self, name: str) -> types.CallToolResult:
         return shapeless(self.name, name)
 
