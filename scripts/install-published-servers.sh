@@ -22,6 +22,7 @@ npm_packages=(
   "@modelcontextprotocol/server-github@2025.4.8"
   "@wonderwhy-er/desktop-commander@0.2.52"
   "@modelcontextprotocol/inspector@2.12.0"
+  "@modelcontextprotocol/server-system-monitor@2.0.3" # an MCP App (tests/e2e/test_apps.py), not in the config
 )
 # A spec may carry extra requirements after a space: mcp-server-sqlite was built for the handshake
 # era and crashes under mcp 2.x (it is not in the generated config; tests of old servers use it).

@@ -2,11 +2,14 @@
 notifications. The router has one mode server per mode over one catalogue and one activity log, so
 every client picks its mode (`/mcp/discovery`, `/mcp/direct`) from the same engine.
 
-Discovery lists the meta-tools and the always-on tools; direct lists every enabled tool. Both
-route any catalogue tool called by name, and both tell their own clients when what they list
-changed, in both protocol eras. Prompts, resources, completion and logging are the same in both
-modes (`Passthrough`): people and applications pick those, not the model, so listing them costs
-no model context.
+Discovery lists the meta-tools and the always-on tools; direct lists every enabled tool. To a
+client that declares MCP Apps (a host that renders UIs), discovery lists the tools with a UI too (a
+host renders a tool's UI only for a tool it was told of, by its own name), and both modes list the
+app-only tools (the host keeps them from its model and lets their app call them); other clients never
+see an app-only tool (`apps`). Both route any catalogue tool called by name, and both tell their
+own clients when what they list changed, in both protocol eras. Prompts, resources, completion and
+logging are the same in both modes (`Passthrough`): people and applications pick those, not the
+model, so listing them costs no model context.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from mcp.server.subscriptions import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmanager import __version__
+from mcpmanager.core.catalogue.apps import declares_apps
 from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
 from mcpmanager.core.config.modes import Mode
 from mcpmanager.core.proxy import meta_tools as meta
@@ -48,6 +52,7 @@ CallResult = types.CallToolResult | types.InputRequiredResult
 CallHandler = Callable[[ServerRequestContext[Any], types.CallToolRequestParams, bool], Awaitable[CallResult]]
 SchemaLookup = Callable[[str], dict[str, Any] | None]
 Offered = Callable[[], frozenset[str]]  # what the servers offer: prompts, resources, completions, logging
+Extensions = Callable[[], dict[str, dict[str, Any]]]  # what to advertise under `capabilities.extensions`
 RootsChanged = Callable[[ServerSession], Awaitable[None]]
 
 INSTRUCTIONS = (
@@ -62,6 +67,7 @@ class _ProxyServer(Server[Any]):
     only when some server offers them."""
 
     offered: Offered = staticmethod(lambda: frozenset())  # set per instance
+    extensions_of: Extensions = staticmethod(lambda: {})  # set per instance
 
     def get_capabilities(
         self,
@@ -71,6 +77,7 @@ class _ProxyServer(Server[Any]):
         *,
         protocol_version: str | None = None,
     ) -> types.ServerCapabilities:
+        extensions = {**self.extensions_of(), **(extensions or {})} or None
         capabilities = super().get_capabilities(
             notification_options, experimental_capabilities, extensions, protocol_version=protocol_version
         )
@@ -104,6 +111,7 @@ class ModeServer:
         roots_changed: RootsChanged,
         connections: Connections,
         lane: FastLane | None = None,
+        extensions: Extensions = dict,
     ) -> None:
         self.mode = mode
         self.catalogue = catalogue
@@ -118,7 +126,7 @@ class ModeServer:
         # Handshake-era clients get list_changed on their connection's standalone channel; the
         # session object of their latest request is how we reach it (one entry per connection).
         self._legacy_sessions: dict[int, ServerSession] = {}
-        self._listed: tuple[int, list[types.Tool]] | None = None
+        self._listed: dict[bool, tuple[int, list[types.Tool]]] = {}  # by whether the client declares MCP Apps
         self._notified: list[dict[str, Any]] = []
         self.server = _ProxyServer(
             "mcpmanager",
@@ -138,6 +146,7 @@ class ModeServer:
             get_tool_input_schema=input_schema,
         )
         self.server.offered = offered
+        self.server.extensions_of = extensions
         # Added as handlers, not constructor arguments: those warn (both are deprecated in 2026-07-28).
         self.server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, self._on_set_level)
         self.server.add_notification_handler(
@@ -156,23 +165,25 @@ class ModeServer:
 
     # What its clients see -------------------------------------------------------------------------
 
-    def visible_tools(self) -> list[CatalogueTool]:
+    def visible_tools(self, apps: bool = False) -> list[CatalogueTool]:
+        """What tools/list shows; `apps`: to a client that declared MCP Apps."""
         tools = self.catalogue.tools()
         if self.mode == "discovery":
-            return [t for t in tools if t.always_on]
-        return tools
+            return [t for t in tools if (t.always_on and not t.app_only) or (apps and (t.has_ui or t.app_only))]
+        return tools if apps else [t for t in tools if not t.app_only]
 
-    def tool_list(self) -> list[types.Tool]:
+    def tool_list(self, apps: bool = False) -> list[types.Tool]:
         generation = self.catalogue.generation
-        if self._listed is None or self._listed[0] != generation:
+        cached = self._listed.get(apps)
+        if cached is None or cached[0] != generation:
             listed = list(meta.META_TOOLS) if self.mode == "discovery" else []
-            for tool in self.visible_tools():
+            for tool in self.visible_tools(apps):
                 try:
                     listed.append(types.Tool.model_validate(tool.exposed_spec()))
                 except ValueError as exc:  # one malformed schema must not hide every other tool
                     logger.warning("skipping tool %s: invalid definition: %s", tool.key, exc)
-            self._listed = (generation, listed)
-        return self._listed[1]
+            cached = self._listed[apps] = (generation, listed)
+        return cached[1]
 
     def clients(self) -> int:
         """Clients connected now: HTTP sessions of the handshake era and modern clients listening
@@ -185,7 +196,7 @@ class ModeServer:
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         self._remember(ctx)
-        return types.ListToolsResult(tools=self.tool_list())
+        return types.ListToolsResult(tools=self.tool_list(declares_apps(ctx.session.client_capabilities)))
 
     async def _on_call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> CallResult:
         self._remember(ctx)
@@ -274,11 +285,15 @@ class ModeServer:
 
     def reset_notified(self) -> None:
         """Take what clients see now as the baseline (at start, before anyone could have listed)."""
-        self._notified = [t.exposed_spec() for t in self.visible_tools()]
+        self._notified = self._snapshot()
+
+    def _snapshot(self) -> list[dict[str, Any]]:
+        """What both kinds of client list (with and without MCP Apps)."""
+        return [t.exposed_spec() for apps in (False, True) for t in self.visible_tools(apps)]
 
     async def refresh(self) -> bool:
         """Tell every client of this mode if what it lists changed since the last call; True if it did."""
-        snapshot = [t.exposed_spec() for t in self.visible_tools()]
+        snapshot = self._snapshot()
         if snapshot == self._notified:
             return False
         self._notified = snapshot
