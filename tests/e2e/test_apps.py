@@ -146,6 +146,9 @@ async def the_model_never_meets_an_app_only_tool(client: Client) -> None:
     assert hidden.is_error and text_of(hidden) == "Unknown tool 'refresh_gauge'."
     refused = await client.call_tool("call_tool", {"tool_name": "refresh_clock", "arguments": {}})
     assert refused.is_error and "for its server's app alone" in text_of(refused)
+    # Nor guessed at from a near spelling, nor suggested: a guess is for a model.
+    guessed = await client.call_tool("call_tool", {"tool_name": "refreshClock", "arguments": {}})
+    assert guessed.is_error and "refresh_clock" not in text_of(guessed) and "app alone" not in text_of(guessed)
 
 
 async def test_a_client_without_apps_never_sees_nor_calls_an_app_only_tool(
