@@ -121,13 +121,15 @@ class ModeServer:
         self._connections = connections
         self._lane = lane
         connections.on_close(self._forget)
-        self.bus = InMemorySubscriptionBus()
-        self.listen = ListenHandler(self.bus)  # `listen.close()` ends every modern client's listen stream
+        # Modern clients' listen streams, one bus per view of the tools (with MCP Apps or without), so a
+        # change only one view sees reaches only its clients; `close_listens` ends them all.
+        self.buses = {apps: InMemorySubscriptionBus() for apps in (False, True)}
+        self.listens = {apps: ListenHandler(bus) for apps, bus in self.buses.items()}
         # Handshake-era clients get list_changed on their connection's standalone channel; the
         # session object of their latest request is how we reach it (one entry per connection).
         self._legacy_sessions: dict[int, ServerSession] = {}
         self._listed: dict[bool, tuple[int, list[types.Tool]]] = {}  # by whether the client declares MCP Apps
-        self._notified: list[dict[str, Any]] = []
+        self._notified: dict[bool, list[dict[str, Any]]] = {False: [], True: []}
         self.server = _ProxyServer(
             "mcpmanager",
             version=__version__,
@@ -188,7 +190,12 @@ class ModeServer:
     def clients(self) -> int:
         """Clients connected now: HTTP sessions of the handshake era and modern clients listening
         for changes (stdio serves one client)."""
-        return http_sessions(self.server) + listen_streams(self.listen)
+        return http_sessions(self.server) + sum(listen_streams(listen) for listen in self.listens.values())
+
+    def close_listens(self) -> None:
+        """End every modern client's listen stream."""
+        for listen in self.listens.values():
+            listen.close()
 
     # Handlers -------------------------------------------------------------------------------------
 
@@ -208,7 +215,7 @@ class ModeServer:
         # A modern client subscribes to resources in its listen filter: follow them downstream.
         for uri in params.notifications.resource_subscriptions or ():
             await self._passthrough.listen_for(uri)
-        return await self.listen(ctx, params)
+        return await self.listens[declares_apps(ctx.session.client_capabilities)](ctx, params)
 
     async def _on_list_prompts(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -275,6 +282,11 @@ class ModeServer:
             self._legacy_sessions[key] = session
         return key
 
+    def _view(self, key: int) -> bool:
+        """Whether a handshake-era client connection declared MCP Apps (which tools it lists)."""
+        session = self._legacy_sessions.get(key)
+        return session is not None and declares_apps(session.client_capabilities)
+
     def _forget(self, key: int) -> None:
         self._legacy_sessions.pop(key, None)  # the client left
 
@@ -285,36 +297,43 @@ class ModeServer:
 
     def reset_notified(self) -> None:
         """Take what clients see now as the baseline (at start, before anyone could have listed)."""
-        self._notified = self._snapshot()
+        self._notified = {apps: self._snapshot(apps) for apps in self._notified}
 
-    def _snapshot(self) -> list[dict[str, Any]]:
-        """What both kinds of client list (with and without MCP Apps)."""
-        return [t.exposed_spec() for apps in (False, True) for t in self.visible_tools(apps)]
+    def _snapshot(self, apps: bool) -> list[dict[str, Any]]:
+        return [t.exposed_spec() for t in self.visible_tools(apps)]
 
     async def refresh(self) -> bool:
-        """Tell every client of this mode if what it lists changed since the last call; True if it did."""
-        snapshot = self._snapshot()
-        if snapshot == self._notified:
-            return False
-        self._notified = snapshot
-        await self.bus.publish(ToolsListChanged())
-        await self._to_legacy(types.ToolListChangedNotification())
-        return True
+        """Tell every client of this mode whose list changed since the last call (with MCP Apps or
+        without: `visible_tools`); True if any did."""
+        changed = set()
+        for apps, notified in self._notified.items():
+            snapshot = self._snapshot(apps)
+            if snapshot != notified:
+                self._notified[apps] = snapshot
+                changed.add(apps)
+                await self.buses[apps].publish(ToolsListChanged())
+        if changed:
+            await self._to_legacy(types.ToolListChangedNotification(), lambda key: self._view(key) in changed)
+        return bool(changed)
 
     async def offers_changed(self, kinds: frozenset[str]) -> None:
         """Tell every client that the merged prompts or resources changed."""
         if "prompts" in kinds:
-            await self.bus.publish(PromptsListChanged())
+            await self._publish(PromptsListChanged())
             await self._to_legacy(types.PromptListChangedNotification())
         if "resources" in kinds:
-            await self.bus.publish(ResourcesListChanged())
+            await self._publish(ResourcesListChanged())
             await self._to_legacy(types.ResourceListChangedNotification())
 
     async def resource_updated(self, uri: str) -> None:
         """Tell the clients that subscribed to `uri` (the listen handler filters modern ones)."""
-        await self.bus.publish(ResourceUpdated(uri))
+        await self._publish(ResourceUpdated(uri))
         notification = types.ResourceUpdatedNotification(params=types.ResourceUpdatedNotificationParams(uri=uri))
         await self._to_legacy(notification, lambda key: self._passthrough.holds(key, uri))
+
+    async def _publish(self, event: Any) -> None:
+        for bus in self.buses.values():
+            await bus.publish(event)
 
     async def broadcast(
         self, notification: types.ServerNotification, wanted: Callable[[int], bool] = lambda connection: True

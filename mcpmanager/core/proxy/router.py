@@ -144,7 +144,7 @@ class Router:
         """End every modern client's listen stream and release parked requests (before an HTTP
         server stops)."""
         for server in self.mode_servers.values():
-            server.listen.close()
+            server.close_listens()
         self.rounds.close()
 
     # What clients see -----------------------------------------------------------------------------
