@@ -25,6 +25,7 @@ npm_packages=(
   # A real client: its native binary comes in the platform package (an optional dependency), so
   # --ignore-scripts below only skips copying it over the wrapper's placeholder (about 400 MB).
   "@anthropic-ai/claude-code@2.1.332"
+  "@modelcontextprotocol/server-system-monitor@2.0.3" # an MCP App (tests/e2e/test_apps.py), not in the config
 )
 # A spec may carry extra requirements after a space: mcp-server-sqlite was built for the handshake
 # era and crashes under mcp 2.x (it is not in the generated config; tests of old servers use it).

@@ -331,7 +331,7 @@ async def test_a_client_that_only_calls_is_told_of_changes(tmp_path: Path, via: 
             assert engine.router.fast_lane.taken == taken + 1 and engine.router.fast_lane.ahead == piped(client)
             assert len(engine.router.mode_server().legacy_sessions()) == 1
             engine.router.mode_server().reset_notified()
-            engine.router.mode_server()._notified = []  # as if the catalogue had changed since
+            engine.router.mode_server()._notified = {False: [], True: []}  # as if the catalogue had changed since
             await engine.router.refresh()
             await wait_for(lambda: any(isinstance(m, types.ToolListChangedNotification) for m in heard), 5)
 

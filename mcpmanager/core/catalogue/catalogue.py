@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcpmanager.core.catalogue import cache
+from mcpmanager.core.catalogue import apps, cache
 from mcpmanager.core.catalogue.exposed_names import assign_exposed_names
 from mcpmanager.core.config.settings import ToolSettings
 from mcpmanager.core.signals import Signal
@@ -49,6 +49,7 @@ class CatalogueTool:
     always_on: bool = False
     aliases: tuple[str, ...] = ()  # other names the config gives it (`tools."server:tool".aliases`)
     params: dict[str, str] = field(default_factory=dict)  # argument alias → declared parameter
+    shown_uri: str | None = None  # its `ui://` resource as clients see it, when qualified (`apps`)
 
     @property
     def key(self) -> str:
@@ -58,8 +59,18 @@ class CatalogueTool:
     def description(self) -> str:
         return str(self.spec.get("description") or "")
 
+    @property
+    def app_only(self) -> bool:
+        """For its MCP App alone: never shown to the model (`apps.app_only`)."""
+        return apps.app_only(self.spec)
+
+    @property
+    def has_ui(self) -> bool:
+        return apps.resource_uri(self.spec) is not None
+
     def exposed_spec(self) -> ToolDict:
-        return {**self.spec, "name": self.exposed}
+        spec = self.spec if self.shown_uri is None else apps.with_resource_uri(self.spec, self.shown_uri)
+        return {**spec, "name": self.exposed}
 
 
 class Catalogue:
@@ -72,6 +83,7 @@ class Catalogue:
         self._settings: Mapping[str, ToolSettings] = {}
         self._tools: list[CatalogueTool] = []
         self._by_exposed: dict[str, CatalogueTool] = {}
+        self._shared_ui: frozenset[str] = frozenset()
         self.changed: Signal[int] = Signal("catalogue changed")  # the new generation
         self.generation = 0
         if cache_file is not None:
@@ -106,6 +118,10 @@ class Catalogue:
     def servers(self) -> list[str]:
         """The enabled servers, in config order (also those whose tools are not known)."""
         return list(self._servers)
+
+    def shared_ui_uris(self) -> frozenset[str]:
+        """The `ui://` URIs tools of several servers name: shown qualified by server (`apps`)."""
+        return self._shared_ui
 
     def server_tools(self, server: str) -> list[ToolDict] | None:
         return self._server_tools.get(server)
@@ -145,6 +161,8 @@ class Catalogue:
                 if name and not (settings and settings.disabled):
                     pairs.append((server, name, spec, settings))
         names = assign_exposed_names(((s, n) for s, n, _, _ in pairs), self.max_name_length)
+        uis = {(s, n): uri for s, n, spec, _ in pairs if (uri := apps.resource_uri(spec)) is not None}
+        shared = apps.shared_uris((s, uri) for (s, _), uri in uis.items())
         tools = [
             CatalogueTool(
                 s,
@@ -154,11 +172,13 @@ class Catalogue:
                 bool(settings and settings.always_on),
                 tuple(settings.aliases) if settings else (),
                 dict(settings.params) if settings else {},
+                apps.qualified(s, uis[(s, n)]) if uis.get((s, n)) in shared else None,
             )
             for s, n, spec, settings in pairs
         ]
         if tools == self._tools:
             return
+        self._shared_ui = shared
         self._tools = tools
         self._by_exposed = {t.exposed: t for t in tools}
         self.generation += 1

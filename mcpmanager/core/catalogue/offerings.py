@@ -12,16 +12,20 @@ Like tools, each is kept as the JSON dict its server listed, so it passes throug
 * **Resource templates** likewise keep their `uriTemplate`; a template several servers list is
   listed once, for the first. A URI nobody listed is routed to the servers whose template matches
   it, then to every server with resources (the first that can read it answers).
+* **`ui://` resources** (MCP Apps) that several servers use, in their tools' `_meta.ui` or in their
+  lists, are the exception: each server's is listed under a URI qualified by the server (`apps`),
+  since the same `ui://` URI of two servers is two different pages, each for its own server's tools.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from mcp.shared.uri_template import InvalidUriTemplate, UriTemplate
 
+from mcpmanager.core.catalogue import apps
 from mcpmanager.core.catalogue.exposed_names import DEFAULT_MAX_LENGTH, assign_exposed_names
 from mcpmanager.core.signals import Signal
 
@@ -82,6 +86,8 @@ class Offerings:
         self._by_uri: dict[str, Resource] = {}
         self._templates: list[Template] = []
         self.generation = 0
+        # The `ui://` URIs tools of several servers name (the catalogue's: `Catalogue.shared_ui_uris`).
+        self.shared_ui: Callable[[], frozenset[str]] = frozenset
         # Which lists changed: a subset of {"prompts", "resources"} (templates count as resources).
         self.changed: Signal[frozenset[str]] = Signal("offerings changed")
 
@@ -150,8 +156,12 @@ class Offerings:
         if self._offers.pop(server, None) is not None:
             self._rebuild()
 
+    def refresh(self) -> None:
+        """Merge again: the tools' shared `ui://` URIs changed."""
+        self._rebuild()
+
     def _rebuild(self) -> None:
-        enabled = [(s, self._offers[s]) for s in self._servers if s in self._offers]
+        enabled = _apart([(s, self._offers[s]) for s in self._servers if s in self._offers], self.shared_ui())
         prompts = _merge_prompts(enabled, self.max_name_length)
         resources = _first_holders(enabled, "resources", "uri")
         templates = _first_holders(enabled, "templates", "uriTemplate")
@@ -171,6 +181,34 @@ class Offerings:
         self._templates = new_templates
         self.generation += 1
         self.changed.emit(frozenset(changed))
+
+
+def _apart(enabled: list[tuple[str, ServerOffers]], shared: frozenset[str]) -> list[tuple[str, ServerOffers]]:
+    """Each server's `ui://` resources that another server uses too (listed, or named by tools:
+    `shared`) under the URI qualified by its server (`apps.qualified`)."""
+    listed = apps.shared_uris(
+        (server, uri)
+        for server, offers in enabled
+        for spec in offers.resources
+        if isinstance(uri := spec.get("uri"), str) and uri.startswith("ui://")
+    )
+    shared = shared | listed
+    if not shared:
+        return enabled
+    return [
+        (
+            server,
+            ServerOffers(
+                offers.prompts,
+                tuple(
+                    {**spec, "uri": apps.qualified(server, spec["uri"])} if spec.get("uri") in shared else spec
+                    for spec in offers.resources
+                ),
+                offers.templates,
+            ),
+        )
+        for server, offers in enabled
+    ]
 
 
 def _merge_prompts(enabled: list[tuple[str, ServerOffers]], max_length: int) -> list[Prompt]:

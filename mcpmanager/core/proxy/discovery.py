@@ -1,7 +1,9 @@
 """The meta-tools' behaviour: search the catalogue, show schemas, route calls by (almost) any name.
 
 The search index follows the catalogue lazily: before a query it catches up with whatever changed
-(servers' tools, enabled/disabled), touching only the tools that differ.
+(servers' tools, enabled/disabled), touching only the tools that differ. The meta-tools are the
+model's, so an MCP App's app-only tool is not in the index and no meta-tool shows it (`apps`); a
+tool with a UI is shown with its `_meta.ui`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 
 import mcp_types as types
 
+from mcpmanager.core.catalogue import apps
 from mcpmanager.core.catalogue.call_templates import call_template, optional_parameters
 from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
 from mcpmanager.core.proxy import meta_tools as meta
@@ -45,7 +48,7 @@ class Discovery:
     def sync(self) -> None:
         if self._generation == self.catalogue.generation:
             return
-        current = {t.key: SearchDoc.from_tool(t.server, t.name, t.exposed, t.spec) for t in self.catalogue.tools()}
+        current = {t.key: SearchDoc.from_tool(t.server, t.name, t.exposed, t.spec) for t in self._for_model()}
         for key in self._indexed.keys() - current.keys():
             self.index.remove(key)
         for key, doc in current.items():
@@ -64,8 +67,12 @@ class Discovery:
         semantic = self.index.semantic
         if semantic is None:
             return lambda: None
-        docs = [SearchDoc.from_tool(t.server, t.name, t.exposed, t.spec) for t in self.catalogue.tools()]
+        docs = [SearchDoc.from_tool(t.server, t.name, t.exposed, t.spec) for t in self._for_model()]
         return lambda: semantic.prepare(docs)
+
+    def _for_model(self) -> list[CatalogueTool]:
+        """The tools a model may be shown: all but MCP Apps' app-only ones."""
+        return [t for t in self.catalogue.tools() if not t.app_only]
 
     def search_names(self, query: str, limit: int) -> list[str]:
         """Exposed names of the best tools for `query` (the resolver's suggestions use it)."""
@@ -82,7 +89,7 @@ class Discovery:
             return error_result("discover_tools needs 'query': the task in plain words.")
         self.sync()
         limit = meta.limit_of(args, 5)
-        by_key = {t.key: t for t in self.catalogue.tools()}
+        by_key = {t.key: t for t in self._for_model()}
         found = [(by_key[key], score) for key, score in self._ranked(query, limit) if key in by_key][:limit]
         if not found:
             return text_result(
@@ -118,6 +125,9 @@ class Discovery:
         }
         if score is not None:
             entry["score"] = round(score, 3)
+        ui = apps.ui_meta(tool.exposed_spec())
+        if ui is not None:  # MCP Apps: the tool's UI, as its definition shows it
+            entry["_meta"] = {"ui": ui}
         return entry
 
     def regex(self, args: dict[str, Any] | None) -> types.CallToolResult:
@@ -131,7 +141,7 @@ class Discovery:
         except re.error as exc:
             return error_result(f"Invalid regular expression {pattern!r}: {exc}.")
         limit = meta.limit_of(args, 10, maximum=50)
-        matches = [t for t in self.catalogue.tools() if compiled.search(t.exposed) or compiled.search(t.description)]
+        matches = [t for t in self._for_model() if compiled.search(t.exposed) or compiled.search(t.description)]
         entries = [self._entry(t) for t in sorted(matches, key=lambda t: t.exposed)[:limit]]
         if not entries:
             return text_result(f"No tool name or description matches /{pattern}/.", {"pattern": pattern, "tools": []})
@@ -154,14 +164,17 @@ class Discovery:
         if resolution.tool is None:
             return error_result(miss_text(resolution))
         tool = resolution.tool
+        if tool.app_only:  # not the model's to call (`apps`)
+            return error_result(f"Unknown tool '{name}'.")
         document: dict[str, Any] = {
             "name": tool.exposed,
             "server": tool.server,
             "description": tool.description,
         }
-        for key in ("inputSchema", "outputSchema", "annotations"):
-            if key in tool.spec:
-                document[key] = tool.spec[key]
+        shown = tool.exposed_spec()
+        for key in ("inputSchema", "outputSchema", "annotations", "_meta"):
+            if key in shown:
+                document[key] = shown[key]
         if approval is not None:
             document["approval"] = approval(tool)
         document["call"] = call_template(tool.exposed, tool.spec.get("inputSchema"))

@@ -127,8 +127,8 @@ class FastLane:
             return None  # another name (a meta-tool, one to resolve, a miss): the full path resolves it once
         plan = routes.resolver.plan(name, arguments, False, search=meta_tools)
         tool, checked = plan.tool, plan.checked
-        if plan.error is not None or tool is None or checked is None or checked.renames:
-            return None
+        if plan.error is not None or tool is None or checked is None or checked.renames or tool.app_only:
+            return None  # (an MCP App's app-only tool: the full path decides who may call it)
         rule = routes.approvals.rule(tool)
         downstream = routes.servers.get(tool.server)
         if rule.policy != "allow" or downstream is None:

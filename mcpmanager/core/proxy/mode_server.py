@@ -2,11 +2,14 @@
 notifications. The router has one mode server per mode over one catalogue and one activity log, so
 every client picks its mode (`/mcp/discovery`, `/mcp/direct`) from the same engine.
 
-Discovery lists the meta-tools and the always-on tools; direct lists every enabled tool. Both
-route any catalogue tool called by name, and both tell their own clients when what they list
-changed, in both protocol eras. Prompts, resources, completion and logging are the same in both
-modes (`Passthrough`): people and applications pick those, not the model, so listing them costs
-no model context.
+Discovery lists the meta-tools and the always-on tools; direct lists every enabled tool. To a
+client that declares MCP Apps (a host that renders UIs), discovery lists the tools with a UI too (a
+host renders a tool's UI only for a tool it was told of, by its own name), and both modes list the
+app-only tools (the host keeps them from its model and lets their app call them); other clients never
+see an app-only tool (`apps`). Both route any catalogue tool called by name, and both tell their
+own clients when what they list changed, in both protocol eras. Prompts, resources, completion and
+logging are the same in both modes (`Passthrough`): people and applications pick those, not the
+model, so listing them costs no model context.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from mcp.server.subscriptions import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmanager import __version__
+from mcpmanager.core.catalogue.apps import declares_apps
 from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
 from mcpmanager.core.config.modes import Mode
 from mcpmanager.core.proxy import meta_tools as meta
@@ -50,6 +54,7 @@ CallResult = types.CallToolResult | types.InputRequiredResult
 CallHandler = Callable[[ServerRequestContext[Any], types.CallToolRequestParams, bool], Awaitable[CallResult]]
 SchemaLookup = Callable[[str], dict[str, Any] | None]
 Offered = Callable[[], frozenset[str]]  # what the servers offer: prompts, resources, completions, logging
+Extensions = Callable[[], dict[str, dict[str, Any]]]  # what to advertise under `capabilities.extensions`
 RootsChanged = Callable[[ServerSession], Awaitable[None]]
 
 TASKS_CAPABILITY = types.ServerTasksCapability(
@@ -71,6 +76,7 @@ class _ProxyServer(Server[Any]):
 
     offered: Offered = staticmethod(lambda: frozenset())  # set per instance
     tasks_offered: Callable[[], bool] = staticmethod(lambda: False)  # likewise (`tasks`)
+    extensions_of: Extensions = staticmethod(lambda: {})  # set per instance
 
     def get_capabilities(
         self,
@@ -80,6 +86,7 @@ class _ProxyServer(Server[Any]):
         *,
         protocol_version: str | None = None,
     ) -> types.ServerCapabilities:
+        extensions = {**self.extensions_of(), **(extensions or {})} or None
         capabilities = super().get_capabilities(
             notification_options, experimental_capabilities, extensions, protocol_version=protocol_version
         )
@@ -119,6 +126,7 @@ class ModeServer:
         connections: Connections,
         lane: FastLane | None = None,
         tasks: Tasks | None = None,
+        extensions: Extensions = dict,
     ) -> None:
         self.mode = mode
         self.catalogue = catalogue
@@ -128,13 +136,16 @@ class ModeServer:
         self._connections = connections
         self._lane = lane
         connections.on_close(self._forget)
-        self.bus = InMemorySubscriptionBus()
-        self.listen = ListenHandler(self.bus)  # `listen.close()` ends every modern client's listen stream
+        # Modern clients' listen streams, one bus per view of the tools (with MCP Apps or without), so a
+        # change only one view sees reaches only its clients; `close_listens` ends them all.
+        self.buses = {apps: InMemorySubscriptionBus() for apps in (False, True)}
+        self.listens = {apps: ListenHandler(bus) for apps, bus in self.buses.items()}
         # Handshake-era clients get list_changed on their connection's standalone channel; the
         # session object of their latest request is how we reach it (one entry per connection).
         self._legacy_sessions: dict[int, ServerSession] = {}
-        self._listed: tuple[int, list[types.Tool], tuple[str, ...]] | None = None  # (generation, tools, servers)
-        self._notified: list[tuple[dict[str, Any], bool]] = []
+        # By whether the client declares MCP Apps: (generation, tools, servers whose tools are listed).
+        self._listed: dict[bool, tuple[int, list[types.Tool], tuple[str, ...]]] = {}
+        self._notified: dict[bool, list[tuple[dict[str, Any], bool]]] = {False: [], True: []}
         self.server = _ProxyServer(
             "mcpmanager",
             version=__version__,
@@ -153,6 +164,7 @@ class ModeServer:
             get_tool_input_schema=input_schema,
         )
         self.server.offered = offered
+        self.server.extensions_of = extensions
         # Added as handlers, not constructor arguments: those warn (both are deprecated in 2026-07-28).
         self.server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, self._on_set_level)
         self.server.add_notification_handler(
@@ -174,20 +186,22 @@ class ModeServer:
 
     # What its clients see -------------------------------------------------------------------------
 
-    def visible_tools(self) -> list[CatalogueTool]:
+    def visible_tools(self, apps: bool = False) -> list[CatalogueTool]:
+        """What tools/list shows; `apps`: to a client that declared MCP Apps."""
         tools = self.catalogue.tools()
         if self.mode == "discovery":
-            return [t for t in tools if t.always_on]
-        return tools
+            return [t for t in tools if (t.always_on and not t.app_only) or (apps and (t.has_ui or t.app_only))]
+        return tools if apps else [t for t in tools if not t.app_only]
 
-    def tool_list(self) -> list[types.Tool]:
+    def tool_list(self, apps: bool = False) -> list[types.Tool]:
         generation = self.catalogue.generation
-        if self._listed is None or self._listed[0] != generation:
+        cached = self._listed.get(apps)
+        if cached is None or cached[0] != generation:
             # The meta-tools and the always-on tools (in either mode: the user pinned them) ask to be
             # loaded at once by clients that search tools themselves; the rest of direct mode does not.
             listed = [meta.kept_loaded(t) for t in meta.META_TOOLS] if self.mode == "discovery" else []
             servers: dict[str, None] = {}
-            for tool in self.visible_tools():
+            for tool in self.visible_tools(apps):
                 try:
                     listed.append(types.Tool.model_validate(tool.exposed_spec()))
                     servers[tool.server] = None
@@ -196,21 +210,25 @@ class ModeServer:
                     continue
                 if tool.always_on:
                     listed[-1] = meta.kept_loaded(listed[-1])
-            self._listed = (generation, listed, tuple(servers))
-        return self._listed[1]
+            cached = self._listed[apps] = (generation, listed, tuple(servers))
+        return cached[1]
 
-    def tool_list_result(self) -> types.ListToolsResult:
-        """tools/list's answer: the tools, cached no longer than the servers whose tools it lists
-        allow (`freshness`)."""
-        tools = self.tool_list()
-        assert self._listed is not None
-        fresh = self._passthrough.freshness(self._listed[2], "tools")
+    def tool_list_result(self, apps: bool = False) -> types.ListToolsResult:
+        """tools/list's answer (`apps`: to a client that declared MCP Apps): the tools, cached no
+        longer than the servers whose tools it lists allow (`freshness`)."""
+        tools = self.tool_list(apps)
+        fresh = self._passthrough.freshness(self._listed[apps][2], "tools")
         return types.ListToolsResult(tools=tools, **fresh.fields())
 
     def clients(self) -> int:
         """Clients connected now: HTTP sessions of the handshake era and modern clients listening
         for changes (stdio serves one client)."""
-        return http_sessions(self.server) + listen_streams(self.listen)
+        return http_sessions(self.server) + sum(listen_streams(listen) for listen in self.listens.values())
+
+    def close_listens(self) -> None:
+        """End every modern client's listen stream."""
+        for listen in self.listens.values():
+            listen.close()
 
     # Handlers -------------------------------------------------------------------------------------
 
@@ -218,7 +236,7 @@ class ModeServer:
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         self._remember(ctx)
-        return self.tool_list_result()
+        return self.tool_list_result(declares_apps(ctx.session.client_capabilities))
 
     async def _on_call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> CallResult:
         self._remember(ctx)
@@ -230,7 +248,7 @@ class ModeServer:
         # A modern client subscribes to resources in its listen filter: follow them downstream.
         for uri in params.notifications.resource_subscriptions or ():
             await self._passthrough.listen_for(uri)
-        return await self.listen(ctx, params)
+        return await self.listens[declares_apps(ctx.session.client_capabilities)](ctx, params)
 
     async def _on_list_prompts(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -297,6 +315,11 @@ class ModeServer:
             self._legacy_sessions[key] = session
         return key
 
+    def _view(self, key: int) -> bool:
+        """Whether a handshake-era client connection declared MCP Apps (which tools it lists)."""
+        session = self._legacy_sessions.get(key)
+        return session is not None and declares_apps(session.client_capabilities)
+
     def _forget(self, key: int) -> None:
         self._legacy_sessions.pop(key, None)  # the client left
 
@@ -307,36 +330,44 @@ class ModeServer:
 
     def reset_notified(self) -> None:
         """Take what clients see now as the baseline (at start, before anyone could have listed)."""
-        self._notified = self._snapshot()
+        self._notified = {apps: self._snapshot(apps) for apps in self._notified}
 
-    def _snapshot(self) -> list[tuple[dict[str, Any], bool]]:
+    def _snapshot(self, apps: bool) -> list[tuple[dict[str, Any], bool]]:
         """What the tools of the list are, and whether each is pinned (its `_meta` says so: `tool_list`)."""
-        return [(t.exposed_spec(), t.always_on) for t in self.visible_tools()]
+        return [(t.exposed_spec(), t.always_on) for t in self.visible_tools(apps)]
 
     async def refresh(self) -> bool:
-        """Tell every client of this mode if what it lists changed since the last call; True if it did."""
-        snapshot = self._snapshot()
-        if snapshot == self._notified:
-            return False
-        self._notified = snapshot
-        await self.bus.publish(ToolsListChanged())
-        await self._to_legacy(types.ToolListChangedNotification())
-        return True
+        """Tell every client of this mode whose list changed since the last call (with MCP Apps or
+        without: `visible_tools`); True if any did."""
+        changed = set()
+        for apps, notified in self._notified.items():
+            snapshot = self._snapshot(apps)
+            if snapshot != notified:
+                self._notified[apps] = snapshot
+                changed.add(apps)
+                await self.buses[apps].publish(ToolsListChanged())
+        if changed:
+            await self._to_legacy(types.ToolListChangedNotification(), lambda key: self._view(key) in changed)
+        return bool(changed)
 
     async def offers_changed(self, kinds: frozenset[str]) -> None:
         """Tell every client that the merged prompts or resources changed."""
         if "prompts" in kinds:
-            await self.bus.publish(PromptsListChanged())
+            await self._publish(PromptsListChanged())
             await self._to_legacy(types.PromptListChangedNotification())
         if "resources" in kinds:
-            await self.bus.publish(ResourcesListChanged())
+            await self._publish(ResourcesListChanged())
             await self._to_legacy(types.ResourceListChangedNotification())
 
     async def resource_updated(self, uri: str) -> None:
         """Tell the clients that subscribed to `uri` (the listen handler filters modern ones)."""
-        await self.bus.publish(ResourceUpdated(uri))
+        await self._publish(ResourceUpdated(uri))
         notification = types.ResourceUpdatedNotification(params=types.ResourceUpdatedNotificationParams(uri=uri))
         await self._to_legacy(notification, lambda key: self._passthrough.holds(key, uri))
+
+    async def _publish(self, event: Any) -> None:
+        for bus in self.buses.values():
+            await bus.publish(event)
 
     async def broadcast(
         self, notification: types.ServerNotification, wanted: Callable[[int], bool] = lambda connection: True

@@ -18,6 +18,7 @@ from mcp import Client
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
+from mcpmanager.core.catalogue import apps
 from mcpmanager.core.catalogue.offerings import Offerings
 from mcpmanager.core.proxy.callers import Caller, Callers
 from mcpmanager.core.proxy.rounds import Rounds
@@ -153,8 +154,12 @@ class Passthrough:
             retried = await self.rounds.resume(ctx, params, "resources/read")
             return retried
         uri = str(params.uri)
-        await self._known(None, lambda: self.offerings.owners_of(uri) or None)
-        servers = self.offerings.servers_for_uri(uri)
+        owned = apps.unqualified(uri)  # a `ui://` URI two servers use, qualified by its server
+        if owned is not None and owned[0] in self.servers:
+            servers, asked = [owned[0]], owned[1]
+        else:
+            await self._known(None, lambda: self.offerings.owners_of(uri) or None)
+            servers, asked = self.offerings.servers_for_uri(uri), uri
         if not servers:
             message = f"Resource not found: {uri} (no server offers resources)."
             raise resource_not_found(uri, ctx.protocol_version, message)
@@ -168,7 +173,7 @@ class Passthrough:
                 return await _guarded(
                     downstream,
                     client.session.read_resource(
-                        uri,
+                        asked,
                         input_responses=responses,
                         request_state=state,
                         meta=_trace(caller.ctx),
@@ -179,7 +184,7 @@ class Passthrough:
             result: types.ReadResourceResult | types.InputRequiredResult = await self.rounds.run(
                 server, ctx, params, read, "resources/read"
             )
-            return result
+            return _as_asked(result, asked, uri)
 
         # Its owner first; a URI nobody listed goes to each server that might have it, in order.
         failure: MCPError | None = None
@@ -312,6 +317,17 @@ class Passthrough:
 def _trace(ctx: ServerRequestContext[Any]) -> types.RequestParamsMeta | None:
     """The client's trace context for the server's request (`trace_context`)."""
     return cast(types.RequestParamsMeta, trace_of(ctx.meta))
+
+
+def _as_asked(
+    result: types.ReadResourceResult | types.InputRequiredResult, asked: str, uri: str
+) -> types.ReadResourceResult | types.InputRequiredResult:
+    """The contents of a qualified `ui://` URI named as the client asked for them (the server's own
+    URI inside is what it wrote); every other byte as the server sent it."""
+    if asked == uri or not isinstance(result, types.ReadResourceResult):
+        return result
+    contents = [c.model_copy(update={"uri": uri}) if str(c.uri) == asked else c for c in result.contents]
+    return result.model_copy(update={"contents": contents})
 
 
 async def _guarded(server: Downstream, request: Awaitable[T]) -> T:

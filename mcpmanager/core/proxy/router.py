@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import mcp_types as types
@@ -23,9 +24,12 @@ from mcp.server.lowlevel import Server
 from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
 
+from mcpmanager.core.catalogue import apps
+from mcpmanager.core.catalogue.apps import declares_apps
 from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
 from mcpmanager.core.catalogue.offerings import Offerings
 from mcpmanager.core.config.modes import MODES, Mode
+from mcpmanager.core.proxy import advertised
 from mcpmanager.core.proxy import meta_tools as meta
 from mcpmanager.core.proxy.activity import Activity
 from mcpmanager.core.proxy.approval import Approvals, Decision
@@ -71,6 +75,9 @@ class Router:
     ) -> None:
         self.catalogue = catalogue
         self.offerings = offerings or Offerings(catalogue.max_name_length)
+        # A `ui://` URI tools of several servers name is listed apart for each (`apps`).
+        self.offerings.shared_ui = catalogue.shared_ui_uris
+        catalogue.changed.connect(lambda _generation: self.offerings.refresh())
         self.learning = Learning()  # the engine gives it its file (`LearnedStore`)
         self.synonyms: Mapping[str, list[str]] = synonyms or {}
         # The semantic side of search, cached by tool text; None searches with BM25F alone (the
@@ -105,6 +112,7 @@ class Router:
                 self.connections,
                 self.fast_lane,
                 self.tasks,
+                self.extensions,
             )
             for m in MODES
         }
@@ -143,7 +151,7 @@ class Router:
         """End every modern client's listen stream and release parked requests (before an HTTP
         server stops)."""
         for server in self.mode_servers.values():
-            server.listen.close()
+            server.close_listens()
         self.rounds.close()
 
     # What clients see -----------------------------------------------------------------------------
@@ -160,9 +168,13 @@ class Router:
         key = (self.catalogue.generation, self.mode)
         if self._tokens is not None and self._tokens[0] == key:
             return self._tokens[1]
-        listed = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in self.tool_list()]
-        resting = tools_tokens(listed)
-        direct = resting if self.mode == "direct" else tools_tokens([t.exposed_spec() for t in self.catalogue.tools()])
+        # As a host that renders MCP Apps lists them (the tools with a UI too), less the app-only
+        # tools that host keeps from its model: what the model's context holds.
+        shown = self.mode_server().tool_list(apps=True)
+        listed = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in shown]
+        resting = tools_tokens([t for t in listed if not apps.app_only(t)])
+        every = [t.exposed_spec() for t in self.catalogue.tools() if not t.app_only]
+        direct = resting if self.mode == "direct" else tools_tokens(every)
         self._tokens = (key, (resting, direct))
         return resting, direct
 
@@ -231,6 +243,9 @@ class Router:
                 renames = tuple((r.passed, r.declared) for r in checked.renames)
                 where = {"server": tool.server, "tool": tool.name, "exposed": tool.exposed}
                 self.book.update(call, **where, how=how, renames=renames)
+            if tool is not None and tool.app_only and (via == "call_tool" or not declares_apps(_capabilities(ctx))):
+                # MCP Apps: only a host's app calls it, by a tools/call of its own (`apps`).
+                plan = replace(plan, error=_APP_ONLY.format(called=called))
             if plan.error is not None or tool is None:
                 text = plan.error or f"Unknown tool '{called}'."
                 if tool is None and (held := self.withheld(called)) is not None:
@@ -373,18 +388,13 @@ class Router:
 
     # Everything besides tools ---------------------------------------------------------------------
 
+    def extensions(self) -> dict[str, dict[str, Any]]:
+        """The extensions to advertise (`advertised.extensions`)."""
+        return advertised.extensions(self.servers.values())
+
     def offered(self) -> frozenset[str]:
-        """What to advertise: what some enabled server declared, and everything while a server has
-        not connected yet (a client that connects first must not miss what comes a second later)."""
-        kinds: set[str] = set()
-        for downstream in self.servers.values():
-            if downstream.config.disabled:
-                continue
-            declared = downstream.declared
-            if declared is None:
-                return frozenset(_ALL_KINDS)
-            kinds.update(kind for kind in _ALL_KINDS if getattr(declared, kind, None) is not None)
-        return frozenset(kinds)
+        """The kinds to advertise: prompts, resources, completions, logging (`advertised.offered`)."""
+        return advertised.offered(self.servers.values())
 
     async def offers_changed(self, kinds: frozenset[str]) -> None:
         for server in self.mode_servers.values():
@@ -462,7 +472,10 @@ def _meta_name(name: str) -> str | None:
     return _META_FOLDS.get(fold(name)) or _META_FOLDS.get(fold(name) + "s")
 
 
-_ALL_KINDS = ("prompts", "resources", "completions", "logging")
+_APP_ONLY = (
+    "Tool '{called}' is for its server's app alone (MCP Apps visibility [\"app\"]): the host's app "
+    "calls it, not the model."
+)
 # What a client must have declared to be asked for approval (form-mode elicitation).
 _ELICIT_FORM = types.ElicitRequest(params=types.ElicitRequestFormParams(message="", requested_schema={}))
 

@@ -49,7 +49,10 @@ class Resolver:
     def names(self) -> NameResolver:
         generation = self.catalogue.generation
         if self._names is None or self._names[0] != generation:
-            self._names = (generation, NameResolver(self.catalogue.tools(), self._search))
+            # An MCP App's app-only tool is called by its exact name (its app's), never guessed at nor
+            # suggested: a guess is for a model (`catalogue.apps`).
+            tools = [t for t in self.catalogue.tools() if not t.app_only]
+            self._names = (generation, NameResolver(tools, self._search))
         return self._names[1]
 
     def resolve(self, called: str) -> Resolution:

@@ -21,6 +21,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp import Client
+from mcp.client.extension import advertise
 from mcp.client.session import IncomingMessage
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -68,6 +69,9 @@ from mcpmanager.core.vault.store import VaultError
 logger = logging.getLogger(__name__)
 
 _LIST_CHANGED = (types.PromptListChangedNotification, types.ResourceListChangedNotification)
+# The extensions mcpmanager carries for its clients, declared to every server in a host's settings:
+# MCP Apps (`catalogue.apps`, which this layer may not import; the same identifier and MIME type).
+CARRIED: dict[str, dict[str, Any]] = {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}
 _LAST_WORDS = 0.5  # seconds to let a closed server's exit code and last stderr lines arrive
 
 
@@ -261,7 +265,12 @@ class Downstream(ClientWishes, ToolCalls):
                 list_roots_callback=lambda _ctx: self._asks.roots(self.name),
                 logging_callback=self._on_log,
                 log_level="info",  # modern servers log only for requests that opt in
-                extensions=[TaskStatusBinding(self._task_status)],  # tasks (`task_calls`)
+                # Declared at the handshake, which a server hears once for every client to come; the
+                # task binding hears a utility server's status notifications (`task_calls`).
+                extensions=[
+                    TaskStatusBinding(self._task_status),
+                    *(advertise(identifier, settings) for identifier, settings in CARRIED.items()),
+                ],
             )
             self._phase = "handshake"
             try:
