@@ -17,9 +17,23 @@ the handshake era. One test per (set, downstream).
   tool by name; so it may fail only a check whose verdict rests on what tools/list holds: a tool
   the suite looks up by name in the list ("Tool 'X' not found") or by an annotation in the list
   (SEP-2243's "no tool with x-mcp-header annotations"), and only when direct mode lists that tool
-  and discovery does not. A check that names listing while calling a tool by name ("does not list
-  the diagnostic tool 'X'") is not excused: the suite says so only when the call itself went wrong,
-  and a forwarded call should go as it does directly. Every other check has its direct status.
+  and discovery does not; and it may miss the news of a server's changed tool list (stateless's
+  SHOULD) while it lists none of the server's tools, since then its own list did not change. A
+  check that names listing while calling a tool by name ("does not list the diagnostic tool 'X'")
+  is not excused: the suite says so only when the call itself went wrong, and a forwarded call
+  should go as it does directly. Every other check has its direct status.
+- Two kinds of difference are named rather than compared, each with its reason:
+  - `BY_DESIGN`: where mcpmanager answers otherwise on purpose; each must still occur as named, so
+    the list cannot outlive what it names. A client that did not declare tasks
+    calling a tool that requires one gets the task's result from mcpmanager, which runs the task
+    for it (docs/protocol.md, "Tasks"), where the fixture answers -32021.
+  - `MODERN_SERVER_ONLY`, with the handshake-only downstream at 2026-07-28: scenarios of what only
+    a 2026-07-28 server does. The fixture's multi-round tools and its tasks are 2026-07-28 shapes
+    (`conformance_rounds.py`, `conformance_tasks.py`) that its handshake-era copy does not serve,
+    and a handshake-era server learns a client's capabilities once, at its handshake with
+    mcpmanager, so it cannot refuse one request for what that request's client did not declare.
+    How mcpmanager carries a handshake-era server's questions to a 2026-07-28 client is tested in
+    tests/e2e/test_rounds_as_written.py and test_client_requests.py; its tasks in test_tasks.py.
 """
 
 from __future__ import annotations
@@ -51,6 +65,7 @@ pytestmark = pytest.mark.timeout(240, func_only=True)
 
 MISSING_TOOL = re.compile(r"Tool '([^']+)' not found")
 NO_HEADER_TOOL = "server exposes no tool with x-mcp-header annotations"
+TOOLS_UNCHANGED = "no notifications/tools/list_changed arrived"
 
 # Directly, the checks that are not SUCCESS, with their status and why.
 DIRECT_NOT_SUCCESS: dict[str, dict[tuple[str, str], str]] = {
@@ -93,6 +108,34 @@ JSON_ANSWERED: dict[str, dict[tuple[str, str], str]] = {
 }
 
 
+# Through mcpmanager, on purpose (see the module's docstring): (scenario, check) → its status there,
+# or None where the check is not reported there.
+BY_DESIGN: dict[str, dict[tuple[str, str], str | None]] = {
+    "2025-11-25": {},
+    "2026-07-28": {
+        ("tasks-required-task-error", "sep-2663-server-returns-missing-capability-when-required"): "FAILURE",
+        ("tasks-required-task-error", "sep-2663-server-returns-missing-capability-data-shape"): None,
+    },
+}
+# With the handshake-only downstream: scenarios (by prefix) and checks only a 2026-07-28 server serves.
+MODERN_SERVER_ONLY: dict[str, tuple[tuple[str, ...], set[tuple[str, str]]]] = {
+    "2025-11-25": ((), set()),
+    "2026-07-28": (
+        ("input-required-result-", "tasks-"),
+        {
+            ("server-stateless", "sep-2575-server-rejects-undeclared-capability"),
+            ("server-stateless", "sep-2575-missing-capability-http-400"),
+        },
+    ),
+}
+
+
+def named(requirements: str, downstream: str, key: tuple[str, str]) -> bool:
+    """Whether `key` is a difference named above for this run."""
+    prefixes, checks = MODERN_SERVER_ONLY[requirements] if downstream == "handshake only" else ((), set())
+    return key in BY_DESIGN[requirements] or key in checks or key[0].startswith(prefixes)
+
+
 @pytest.fixture(scope="module")
 def suite() -> None:
     install_conformance()
@@ -133,6 +176,8 @@ def for_want_of_listing(failure: Check, listed: list[Tool], in_discovery: list[T
         return missing.group(1) in names - hidden
     if NO_HEADER_TOOL in failure.error:
         return bool(header_tools(listed)) and not header_tools(in_discovery)
+    if TOOLS_UNCHANGED in failure.error:  # a server's new tool changes discovery's list only if it lists the server's
+        return not names & hidden
     return False
 
 
@@ -172,18 +217,30 @@ async def test_every_check_that_passes_directly_passes_through_mcpmanager(
         key: (direct[key].status if key in direct else "-", c.status, c.error)
         for key, c in through.items()
         if json_answered.get(key, direct[key].status if key in direct else "-") != c.status
+        and not named(requirements, downstream, key)
     }
-    unreported = ((direct.keys() - sse_only) | json_answered.keys()) - through.keys()
+    unreported = {
+        key
+        for key in ((direct.keys() - sse_only) | json_answered.keys()) - through.keys()
+        if not named(requirements, downstream, key)
+    }
     assert not differing and not unreported, (differing, sorted(unreported))
+    # What is named by design still happens as named (else the exception is stale).
+    design = {key: (through[key].status if key in through else None) for key in BY_DESIGN[requirements]}
+    assert design == BY_DESIGN[requirements], design
 
     # Discovery: a failure only for want of a listed tool; everything else as directly.
     excused = {
-        key for key, c in discovery.items() if c.status == "FAILURE" and for_want_of_listing(c, listed, in_discovery)
+        key
+        for key, c in discovery.items()
+        if c.status in ("FAILURE", "WARNING") and for_want_of_listing(c, listed, in_discovery)
     }
     others = {
         key: (direct[key].status if key in direct else "-", c.status, c.error)
         for key, c in discovery.items()
-        if key not in excused and json_answered.get(key, direct[key].status if key in direct else "-") != c.status
+        if key not in excused
+        and json_answered.get(key, direct[key].status if key in direct else "-") != c.status
+        and not named(requirements, downstream, key)
     }
     assert not others, others
     # Every scenario ran (a failed check may end its scenario early, so only scenarios are compared).

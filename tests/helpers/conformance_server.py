@@ -127,6 +127,7 @@ class ConformanceServer:
         self.watchers: dict[str | None, ServerSession] = {}
         self.bus = InMemorySubscriptionBus()
         self.added: list[types.Resource] = []
+        self.added_prompts: list[types.Prompt] = []
         self.roots_changes = 0
         self.tools: dict[str, tuple[types.Tool, ToolHandler]] = {}
         self.task_store = TaskStore()
@@ -389,12 +390,17 @@ class ConformanceServer:
         return text("Logging evaluated")
 
     async def _tools_changed(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        # A real change, not only the news of one: a proxy re-lists and tells its clients only what changed.
+        name = f"test_added_tool_{len(self.tools)}"
+        self._tool(name, "Added at run time (test_trigger_tool_change)", EMPTY_OBJECT, self._simple_text)
         await self.bus.publish(ToolsListChanged())
         if ctx.session.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             await ctx.session.send_tool_list_changed()
         return text("Tool list change announced")
 
     async def _prompts_changed(self, ctx: Ctx, args: Args) -> types.CallToolResult:
+        name = f"test_added_prompt_{len(self.added_prompts) + 1}"
+        self.added_prompts.append(types.Prompt(name=name, description="Added at run time (test_trigger_prompt_change)"))
         await self.bus.publish(PromptsListChanged())
         if ctx.session.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             await ctx.session.send_prompt_list_changed()
@@ -479,7 +485,7 @@ class ConformanceServer:
         return types.EmptyResult()
 
     async def list_prompts(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
-        return types.ListPromptsResult(prompts=[*PROMPTS, ROUND_PROMPT])
+        return types.ListPromptsResult(prompts=[*PROMPTS, ROUND_PROMPT, *self.added_prompts])
 
     async def get_prompt(
         self, ctx: Ctx, params: types.GetPromptRequestParams
