@@ -12,7 +12,7 @@ from mcpmanager.core.catalogue.apps import EXTENSION, MIME_TYPE
 from mcpmanager.core.catalogue.catalogue import Catalogue
 from mcpmanager.core.proxy import meta_tools as meta
 from mcpmanager.core.proxy.router import Router
-from mcpmanager.core.proxy.token_count import tokens_of
+from mcpmanager.core.proxy.token_count import tools_tokens
 from tests.helpers.clients import Notes
 from tests.helpers.engines import wait_for
 
@@ -47,8 +47,8 @@ def test_the_resting_figure_counts_the_ui_tools_a_model_is_shown() -> None:
     proxy = router("discovery")
     resting, direct = proxy.context_tokens()
     metas = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in meta.META_TOOLS]
-    assert resting == tokens_of([*metas, spec("show", UI)])  # not the app-only `refresh`
-    assert direct == tokens_of([spec("show", UI), spec("plain")])
+    assert resting == tools_tokens([*metas, spec("show", UI)])  # not the app-only `refresh`
+    assert direct == tools_tokens([spec("show", UI), spec("plain")])
 
 
 async def test_a_change_only_hosts_list_reaches_only_hosts() -> None:
