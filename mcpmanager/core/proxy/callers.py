@@ -23,6 +23,7 @@ from mcp.server.context import ServerRequestContext
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmanager.core.proxy.connections import Connections
+from mcpmanager.core.supervisor.tool_calls import ProgressCallback
 
 # One question a modern client must answer before the parked request can go on (see `rounds`): the
 # key a 2026-07-28 server gave it (None: a question of mcpmanager's or a handshake-era server's), the
@@ -108,3 +109,18 @@ class Callers:
                 "cannot tell which one this is for"
             )
         return max(callers, key=lambda c: c.order)
+
+
+def progress_token(ctx: ServerRequestContext[Any]) -> Any:
+    """The progress token of a request (None: it asked for no progress)."""
+    meta = ctx.meta or {}
+    return meta.get("progress_token", meta.get("progressToken"))
+
+
+def progress_relay(caller: Caller) -> ProgressCallback:
+    """Progress to the request the caller is now (a parked call's retry replaces its first request)."""
+
+    async def relay(progress: float, total: float | None, message: str | None) -> None:
+        await caller.ctx.session.report_progress(progress, total, message)
+
+    return relay

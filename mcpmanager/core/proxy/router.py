@@ -35,7 +35,7 @@ from mcpmanager.core.proxy.activity import Activity
 from mcpmanager.core.proxy.approval import Approvals, Decision
 from mcpmanager.core.proxy.asking import ClientAsks, ask_caller, missing_capability
 from mcpmanager.core.proxy.call_book import Call, CallBook
-from mcpmanager.core.proxy.callers import Caller, Callers
+from mcpmanager.core.proxy.callers import Caller, Callers, progress_relay, progress_token
 from mcpmanager.core.proxy.connections import Connections
 from mcpmanager.core.proxy.discovery import Discovery
 from mcpmanager.core.proxy.fast_lane import FastLane
@@ -58,7 +58,7 @@ from mcpmanager.core.search.vector_cache import VectorCache
 from mcpmanager.core.supervisor.downstream import Downstream
 from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.supervisor.protocol_errors import passes
-from mcpmanager.core.supervisor.tool_calls import ProgressCallback, Unavailable
+from mcpmanager.core.supervisor.tool_calls import Unavailable
 from mcpmanager.core.tool_results import error_result
 
 logger = logging.getLogger(__name__)
@@ -336,7 +336,7 @@ class Router:
                 await downstream.ready_client()
                 if (held := self.withheld(f"{tool.server}:{tool.name}")) is not None:
                     return error_result(held)
-        wants_progress = _progress_token(call.ctx) is not None
+        wants_progress = progress_token(call.ctx) is not None
 
         async def send(caller: Caller, answers: types.InputResponses | None, state: str | None) -> CallResult:
             nonlocal approve
@@ -344,7 +344,7 @@ class Router:
                 decision, approve = await approve(caller), None
                 if not decision.allowed:
                     return error_result(decision.refusal or "Refused.")
-            relay = _progress_relay(caller) if wants_progress else None
+            relay = progress_relay(caller) if wants_progress else None
             trace = trace_of(caller.ctx.meta)  # the client's trace context, as it wrote it
             with request_headers(client_param_headers(caller.ctx)):  # its Mcp-Param-* headers go on
                 if self.tasks.takes(tool.spec, downstream):  # a tool the server may run as a task
@@ -487,20 +487,6 @@ def _capabilities(ctx: ServerRequestContext[Any]) -> types.ClientCapabilities:
 def _client_name(ctx: ServerRequestContext[Any]) -> str:
     params = ctx.session.client_params
     return params.client_info.name if params is not None else "the client"
-
-
-def _progress_token(ctx: ServerRequestContext[Any]) -> Any:
-    meta = ctx.meta or {}
-    return meta.get("progress_token", meta.get("progressToken"))
-
-
-def _progress_relay(caller: Caller) -> ProgressCallback:
-    """Progress to the request the caller is now (a parked call's retry replaces its first request)."""
-
-    async def relay(progress: float, total: float | None, message: str | None) -> None:
-        await caller.ctx.session.report_progress(progress, total, message)
-
-    return relay
 
 
 def _missed(resolution: Resolution) -> bool:
