@@ -12,6 +12,8 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -147,6 +149,18 @@ async def until_ended(client: Client, task_id: str) -> dict[str, Any]:
     return ended
 
 
+async def until_asking(client: Client, task_id: str) -> dict[str, Any]:
+    """The task once it waits for input (`input_required`, 2026-07-28)."""
+    waiting: dict[str, Any] = {}
+
+    async def asking() -> bool:
+        waiting.update(await tasks_request(client, "tasks/get", task_id))
+        return bool(waiting["status"] == "input_required")
+
+    await wait_for(asking, timeout=TIMEOUT, interval=0.1)
+    return waiting
+
+
 def modern(client: Client) -> bool:
     return client.protocol_version == "2026-07-28"
 
@@ -279,3 +293,134 @@ async def test_two_servers_same_task_ids_are_kept_apart(
         with pytest.raises(MCPError) as unknown:
             await tasks_request(client, "tasks/get", f"task-{label}")
         assert unknown.value.error.code == types.INVALID_PARAMS
+
+
+class Person:
+    """The person behind a client: accepts mcpmanager's approval forms, gives a name, confirms."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def reply(self, message: str) -> dict[str, Any]:
+        self.asked.append(message)
+        if message.startswith("What is your name"):
+            return {"action": "accept", "content": {"name": "Alice"}}
+        if message.startswith("Delete "):
+            return {"action": "accept", "content": {"confirm": True}}
+        return {"action": "accept", "content": {}}  # mcpmanager's approval form (delete_job)
+
+    async def __call__(self, context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        assert isinstance(params, types.ElicitRequestFormParams)
+        return types.ElicitResult.model_validate(self.reply(params.message))
+
+    def answers(self, asked: dict[str, Any]) -> dict[str, Any]:
+        """Replies to a 2026-07-28 round (`inputRequests`), under its keys."""
+        return {key: self.reply(request["params"]["message"]) for key, request in asked.items()}
+
+
+async def call_through_rounds(client: Client, person: Person, tool: str, label: str) -> dict[str, Any]:
+    """A 2026-07-28 client taking tasks, answering each InputRequiredResult round and retrying with
+    the answers and the round's requestState, until the call ends: its last answer."""
+    params: dict[str, Any] = {"name": tool, "arguments": {"seconds": 0, "label": label}}
+    answer = await send_raw(client, "tools/call", params, TIMEOUT, extensions={EXTENSION: {}})
+    for _ in range(5):
+        if answer.get("resultType") != "input_required":
+            return answer
+        retry = {**params, "inputResponses": person.answers(answer["inputRequests"])}
+        if "requestState" in answer:
+            retry["requestState"] = answer["requestState"]
+        answer = await send_raw(client, "tools/call", retry, TIMEOUT, extensions={EXTENSION: {}})
+    raise AssertionError(f"{tool} kept asking: {answer}")
+
+
+async def test_a_task_made_after_a_round_of_questions_reaches_the_client(
+    proxy: Proxy, transport: str, era: str, tmp_path: Path
+) -> None:
+    """`asks_first` asks before it makes its task (an InputRequiredResult, then a task on the retry),
+    and mcpmanager asks approval before `delete_job` (a delete): the retry that ends the round is the
+    request the task is made for, and the client that takes tasks gets it there."""
+    person = Person()
+    label = f"e-{uuid.uuid4().hex[:8]}"
+    async with client_of(proxy, transport, era, tmp_path / "stdio", elicitation_callback=person) as client:
+        for tool, said in (("asks_first", "Hello, Alice! (from a task)"), ("delete_job", f"deleted {label}")):
+            if modern(client):
+                created = await call_through_rounds(client, person, f"two__{tool}", label)
+                assert created["resultType"] == "task" and isinstance(created.get("taskId"), str), created
+                assert "requestState" not in created and "inputRequests" not in created
+                task_id = created["taskId"]
+            else:  # asked by elicitation during the call, in its era
+                params = {"name": f"two__{tool}", "arguments": {"seconds": 0, "label": label}, "task": {}}
+                task_id = (await send_raw(client, "tools/call", params, TIMEOUT))["task"]["taskId"]
+            if tool == "delete_job" and modern(client):  # its question, on tasks/get, under the server's key
+                waiting = await until_asking(client, task_id)
+                assert list(waiting["inputRequests"]) == ["confirm"]
+                assert waiting["inputRequests"]["confirm"]["method"] == "elicitation/create"
+                update = {"taskId": task_id, "inputResponses": person.answers(waiting["inputRequests"])}
+                acked = await send_raw(client, "tasks/update", update, TIMEOUT, extensions={EXTENSION: {}})
+                assert acked["resultType"] == "complete" and "taskId" not in acked
+            if modern(client):
+                ended = await until_ended(client, task_id)
+                assert ended["status"] == "completed" and text_of(ended["result"]) == said
+            else:  # tasks/result waits for it (and asks the task's question meanwhile)
+                assert text_of(await tasks_request(client, "tasks/result", task_id)) == said
+        # A client that takes no task: mcpmanager asks it everything and runs the task for it.
+        result = await client.call_tool("two__delete_job", {"seconds": 0, "label": f"{label}-run"})
+        assert not result.is_error and text_of(result) == f"deleted {label}-run"
+
+
+async def test_a_tasks_request_whose_mcp_name_names_another_task_is_refused(
+    proxy: Proxy, transport: str, era: str, tmp_path: Path
+) -> None:
+    """SEP-2243: over HTTP a 2026-07-28 `tasks/*` carries `Mcp-Name`; one naming another task is
+    refused with -32020 (HTTP 400), as the SDK refuses a tools/call naming another tool. Without
+    the header (the SDK's client sends none on `tasks/*`), or in the handshake era, it passes."""
+    async with client_of(proxy, transport, era, tmp_path / "stdio") as client:
+        task = await call_as_task(client, "two__slow_job", 60, f"f-{uuid.uuid4().hex[:8]}")
+        ours = task["taskId"]
+        extensions: dict[str, dict[str, Any]] | None = {EXTENSION: {}} if modern(client) else None
+        named = await send_raw(client, "tasks/get", {"taskId": ours}, TIMEOUT, extensions=extensions, name=ours)
+        assert named["taskId"] == ours
+        if transport == "http" and modern(client):
+            with pytest.raises(MCPError) as mismatched:
+                await send_raw(client, "tasks/get", {"taskId": ours}, TIMEOUT, extensions=extensions, name="another")
+            assert mismatched.value.error.code == types.HEADER_MISMATCH
+            # The status the SDK gives its own header refusals, seen on the wire.
+            status, body = await anyio.to_thread.run_sync(
+                post, f"{proxy.url}/direct", tasks_get_headers(proxy.token, "another"), tasks_get(ours)
+            )
+            assert status == 400 and body["error"]["code"] == types.HEADER_MISMATCH
+        else:  # no header on this wire: nothing to disagree with
+            again = await send_raw(
+                client, "tasks/get", {"taskId": ours}, TIMEOUT, extensions=extensions, name="another"
+            )
+            assert again["taskId"] == ours
+        await tasks_request(client, "tasks/cancel", ours)
+
+
+def tasks_get(task_id: str) -> dict[str, Any]:
+    """A 2026-07-28 tasks/get, its envelope written out (what the SDK's client stamps)."""
+    meta = {
+        types.PROTOCOL_VERSION_META_KEY: "2026-07-28",
+        types.CLIENT_CAPABILITIES_META_KEY: {"extensions": {EXTENSION: {}}},
+    }
+    return {"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"taskId": task_id, "_meta": meta}}
+
+
+def tasks_get_headers(token: str, name: str) -> dict[str, str]:
+    return {
+        "Authorization": f"Bearer {token}",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tasks/get",
+        "Mcp-Name": name,
+    }
+
+
+def post(url: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """One JSON POST: its status and JSON answer (an error status's too)."""
+    request = urllib.request.Request(url, json.dumps(body).encode(), {**headers, "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=TIMEOUT) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read())

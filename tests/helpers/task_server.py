@@ -12,6 +12,11 @@ Tools: `slow_job` (taskSupport "required": sleeps `seconds`, then says `done <la
 `failing_job` (required: a tool error after `seconds`), `optional_job` (optional: a task when the
 client takes one, else run in the call), `greet` (no tasks), and `slow_compute` (optional) and
 `protocol_error_job` (required: the task fails with a protocol error) for the conformance suite.
+Two ask for input, over the extension only (2026-07-28): `asks_first` (required) answers an
+`InputRequiredResult` for `user_name` (its `requestState` "asked-once") and, on the retry with the
+answer, makes a task that greets the name; `delete_job` (required, and named so that mcpmanager asks
+before it) makes a task that waits for `confirm` (`input_required`, its question in `inputRequests`,
+answered with `tasks/update`), then says `deleted <label>` or `kept <label>`.
 A task's id is `task-<label>` (else `task-1`, `task-2`, …), so two such servers given one label
 hand out the same id. What happens to each task is appended to the file `TASK_SERVER_LOG` names,
 one JSON object a line (`created`, `cancelled`, `finished`)."""
@@ -50,14 +55,35 @@ TOOLS = [
     # Under the names the conformance suite's tasks scenarios call.
     types.Tool(name="slow_compute", description="Sleeps, as a task if asked.", input_schema=SECONDS),
     types.Tool(name="protocol_error_job", description="Fails with a protocol error, as a task.", input_schema=SECONDS),
+    types.Tool(name="asks_first", description="Asks a name, then greets from a task.", input_schema=SECONDS),
+    types.Tool(name="delete_job", description="Asks for a confirmation, as a task.", input_schema=SECONDS),
 ]
+ASKS = ("asks_first", "delete_job")  # the extension's only: they ask as 2026-07-28 servers do
+STATE = "asked-once"  # asks_first's requestState, checked on the retry (it must come back untouched)
 SUPPORT = {
     "slow_job": "required",
     "failing_job": "required",
     "optional_job": "optional",
     "slow_compute": "optional",
     "protocol_error_job": "required",
+    "asks_first": "required",
+    "delete_job": "required",
 }
+
+
+def question(message: str, field: str, kind: str) -> dict[str, Any]:
+    """An elicitation for one field, as an `inputRequests` entry."""
+    schema: Any = {"type": "object", "properties": {field: {"type": kind}}, "required": [field]}
+    request = types.ElicitRequest(params=types.ElicitRequestFormParams(message=message, requested_schema=schema))
+    return request.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def answered(responses: Any, key: str, field: str) -> Any:
+    """The `field` of an accepted answer to question `key`, or None."""
+    response = responses.get(key) if isinstance(responses, dict) else None
+    if isinstance(response, dict) and response.get("action") == "accept":
+        return (response.get("content") or {}).get(field)
+    return None
 
 
 def now() -> str:
@@ -84,6 +110,9 @@ class Job:
     done: asyncio.Event = field(default_factory=asyncio.Event)
     runner: asyncio.Task[None] | None = None
     session: ServerSession | None = None  # a handshake-era client's, told of status changes
+    asking: dict[str, Any] = field(default_factory=dict)  # its open questions (`input_required`)
+    answers: asyncio.Queue[dict[str, Any]] = field(default_factory=asyncio.Queue)  # from tasks/update
+    greet: str | None = None  # asks_first's name, gathered before the task was made
 
     def task(self) -> dict[str, Any]:
         return {
@@ -105,6 +134,8 @@ class Job:
             flat["result"] = self.result
         if self.status == "failed" and self.error is not None:
             flat["error"] = self.error
+        if self.status == "input_required":
+            flat["inputRequests"] = self.asking
         return flat
 
 
@@ -122,7 +153,19 @@ class TaskServer:
             await asyncio.sleep(seconds)
         except asyncio.CancelledError:
             return
-        if job.tool == "failing_job":
+        if job.tool == "delete_job":
+            job.asking, job.status, job.updated = (
+                {"confirm": question(f"Delete {job.label}?", "confirm", "boolean")},
+                "input_required",
+                now(),
+            )
+            responses = await job.answers.get()
+            job.asking, job.status = {}, "working"
+            verb = "deleted" if answered(responses, "confirm", "confirm") is True else "kept"
+            job.result = text(f"{verb} {job.label}")
+        elif job.greet is not None:
+            job.result = text(f"Hello, {job.greet}! (from a task)")
+        elif job.tool == "failing_job":
             job.result = text(f"{job.label} failed on purpose", error=True)
         elif job.tool == "protocol_error_job":
             job.error = {"code": types.INTERNAL_ERROR, "message": f"{job.label} broke on purpose"}
@@ -168,6 +211,14 @@ class TaskServer:
             takes = EXTENSION in (declared.get("extensions") or {})
         else:
             takes = isinstance(params.get("task"), dict)
+        greet = None
+        if name in ASKS and not modern:
+            raise MCPError(types.METHOD_NOT_FOUND, f"{name} asks as a 2026-07-28 server does: not over this era")
+        if name == "asks_first" and takes:
+            greet = answered(params.get("inputResponses"), "user_name", "name")
+            if greet is None or params.get("requestState") != STATE:
+                asked = {"user_name": question("What is your name?", "name", "string")}
+                return {"resultType": "input_required", "inputRequests": asked, "requestState": STATE}
         if not takes:
             if support == "required" and modern:
                 raise MCPError(
@@ -181,7 +232,7 @@ class TaskServer:
             return {"content": [{"type": "text", "text": f"done {label} after {seconds:g} s (no task)"}]}
         self.serial += 1
         task_id = f"task-{label}" if "label" in arguments else f"task-{self.serial}"
-        job = Job(task_id, str(name), label, session=None if modern else ctx.session)
+        job = Job(task_id, str(name), label, session=None if modern else ctx.session, greet=greet)
         self.jobs[job.task_id] = job
         job.runner = asyncio.get_running_loop().create_task(self.run(job, seconds))
         record("created", taskId=job.task_id, label=label, modern=modern)
@@ -228,6 +279,13 @@ class TaskServer:
             await self.settle(job, "cancelled")
         return {} if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS else job.task()
 
+    async def update(self, ctx: ServerRequestContext[Any], params: Any) -> dict[str, Any]:
+        """The extension's `tasks/update`: answers to the task's open questions."""
+        job = self.job(params.task_id)
+        if job.status == "input_required":
+            job.answers.put_nowait(dict(params.input_responses or {}))
+        return {}
+
     def build(self) -> Server[Any]:
         server = _Advertising("task-server", on_list_tools=self.on_list_tools, on_call_tool=self.on_call_tool)
         server.middleware.insert(0, self.calls)
@@ -236,11 +294,16 @@ class TaskServer:
         server.add_request_handler("tasks/result", TaskParams, self.result)
         server.add_request_handler("tasks/list", types.PaginatedRequestParams, self.listing)
         server.add_request_handler("tasks/cancel", TaskParams, self.cancel)
+        server.add_request_handler("tasks/update", UpdateParams, self.update)
         return server
 
 
 class TaskParams(types.RequestParams):
     task_id: str
+
+
+class UpdateParams(TaskParams):
+    input_responses: dict[str, Any] | None = None
 
 
 class _Advertising(Server[Any]):

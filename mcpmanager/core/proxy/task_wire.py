@@ -10,6 +10,8 @@ from typing import Any
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp.shared.inbound import MCP_NAME_HEADER, decode_header_value
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
@@ -46,6 +48,19 @@ def tasks_wanted(ctx: ServerRequestContext[Any, Any]) -> Wanted:
         return Wanted(False, False)
     ttl = task.get("ttl")
     return Wanted(True, False, ttl if type(ttl) is int and ttl > 0 else None)
+
+
+def check_named(ctx: ServerRequestContext[Any, Any], task_id: str) -> None:
+    """A 2026-07-28 `tasks/*` over HTTP whose `Mcp-Name` names another task is refused (SEP-2243's
+    -32020, which the SDK answers with HTTP 400), as the SDK refuses a tools/call whose header
+    names another tool; the SDK's ladder knows only tools/call, prompts/get and resources/read.
+    A request without the header passes: the SDK's own client does not mirror a task id."""
+    if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+        return
+    headers = getattr(ctx.request, "headers", None)
+    named = headers.get(MCP_NAME_HEADER) if isinstance(headers, Mapping) else None
+    if named is not None and decode_header_value(named) != task_id:
+        raise MCPError(types.HEADER_MISMATCH, "Mcp-Name header does not match the request body's 'taskId' parameter")
 
 
 def for_client(snapshot: Snapshot, ours: str, modern: bool, created: bool = False) -> dict[str, Any]:

@@ -20,7 +20,6 @@ import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -38,6 +37,7 @@ from mcpmanager.core.proxy.callers import Caller, Callers
 from mcpmanager.core.proxy.connections import Connections
 from mcpmanager.core.proxy.task_wire import (
     Wanted,
+    check_named,
     created_answer,
     final_result,
     for_client,
@@ -52,7 +52,6 @@ from mcpmanager.core.tool_results import error_result
 logger = logging.getLogger(__name__)
 
 CallResult = types.CallToolResult | types.InputRequiredResult
-_current: ContextVar[Wanted | None] = ContextVar("mcpmanager-task-wanted", default=None)
 _INPUT_REQUEST: TypeAdapter[types.InputRequest] = TypeAdapter(types.InputRequest)
 DEFAULT_POLL = 1.0  # seconds between polls when the server suggests none
 MAX_POLL = 30.0  # a server suggesting more is polled this often anyway (a status missed costs that)
@@ -91,6 +90,11 @@ class Tasks:
         self._tasks: dict[str, _Task] = {}  # our id → the task
         self._ours: dict[tuple[str, str], str] = {}  # (server, its id) → our id
         self._heard: dict[tuple[str, str], asyncio.Event] = {}  # runs waiting for a status
+        # Each tools/call in flight, by its request (`_request`): what it says about tasks. Looked up
+        # by the request a call is made for *now*, not the one that began it: after a round of
+        # questions (a server's, or an approval) the client's retry is the request that must carry
+        # the task, while the call goes on in the first one's run.
+        self._wanted: dict[tuple[int, Any], Wanted] = {}
         connections.on_close(self._client_gone)
 
     # The hooks ------------------------------------------------------------------------------------
@@ -121,12 +125,12 @@ class Tasks:
         """A tools/call: note whether its client takes a task; if one was made for it, answer with it."""
         if ctx.method != "tools/call":
             return await call_next(ctx)
-        wanted = tasks_wanted(ctx)
-        token = _current.set(wanted)
+        wanted, key = tasks_wanted(ctx), _request(ctx)
+        self._wanted[key] = wanted
         try:
             answer = await call_next(ctx)
         finally:
-            _current.reset(token)
+            self._wanted.pop(key, None)
         if wanted.created is None:
             return answer
         return created_answer(wanted, answer)
@@ -147,7 +151,7 @@ class Tasks:
         how = task_calls.flavour(downstream, downstream.declared)
         if how is None:
             return await downstream.call_tool(tool, arguments, progress, answers, state)
-        wanted = _current.get()
+        wanted = self._wanted.get(_request(caller.ctx))  # the retry's, after a round of questions
         takes = wanted is not None and wanted.takes
         as_task = takes or task_support(spec) == "required"
         ttl = wanted.ttl_ms if wanted is not None and takes else None
@@ -293,6 +297,7 @@ class Tasks:
     # The tasks/* requests -------------------------------------------------------------------------
 
     def _task(self, ctx: ServerRequestContext[Any, Any], task_id: str) -> tuple[_Task, Downstream]:
+        check_named(ctx, task_id)
         modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
         if modern and not tasks_wanted(ctx).takes:
             raise MCPError(
@@ -380,6 +385,11 @@ class Tasks:
             )
         await _guarded(downstream, task_calls.update(downstream, task.server_id, params.input_responses or {}))
         return {}
+
+
+def _request(ctx: ServerRequestContext[Any, Any]) -> tuple[int, Any]:
+    """One request in flight: its connection and id (a middleware may hand on a copy of its context)."""
+    return id(ctx.session), ctx.request_id
 
 
 def _handshake_only(ctx: ServerRequestContext[Any, Any]) -> None:
