@@ -199,7 +199,10 @@ async def test_every_check_that_passes_directly_passes_through_mcpmanager(
     direct = direct_checks[requirements]
     sse_only, json_answered = SSE_ONLY[requirements], JSON_ANSWERED[requirements]
     flags = ["--handshake-only"] if downstream == "handshake only" else []
-    config = write_config(tmp_path / "cfg", {"conformance": conformance_fixture(*flags)}, supervisor=FAST)
+    # No approval questions: mcpmanager asks before a tool that reads as destructive (`confirm_delete`)
+    # by default, a question of its own that the suite, answering only the server's, never answers.
+    proxy = {"askBefore": "never"}
+    config = write_config(tmp_path / "cfg", {"conformance": conformance_fixture(*flags)}, supervisor=FAST, proxy=proxy)
     async with serving_http(config, tmp_path / "home", mode="direct") as served:
         through = await run_suite(f"{served.url}/direct", tmp_path / "direct", requirements, served.token)
         discovery = await run_suite(f"{served.url}/discovery", tmp_path / "discovery", requirements, served.token)
