@@ -153,10 +153,7 @@ class WireLane:
         if ctx is None:
             return False
         taken = self._lane.admit(ctx, self._meta_tools)
-        if taken is None:
-            if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                done_with(ctx.session)
-                asyncio.get_running_loop().create_task(close_enveloped(ctx.session))
+        if taken is None:  # (a 2026-07-28 call's connection has nothing to unwind: nothing ran on it)
             return False
         self._lane.ahead += 1
         task = asyncio.get_running_loop().create_task(self._answer(ctx, taken, key, answer))
