@@ -25,8 +25,9 @@ from mcp.client import Transport
 from mcp.client._transport import TransportStreams
 from mcp.client.auth import OAuthClientProvider, TokenStorage
 from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
-from mcp.server.connection import Connection
+from mcp.server.connection import Connection, NotifyOnlyOutbound
 from mcp.server.lowlevel import Server
+from mcp.server.runner import aclose_shielded
 from mcp.server.session import ServerSession
 from mcp.server.streamable_http import EventMessage, SSEEvent, StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -325,6 +326,49 @@ def request_session(connection: object, request_id: types.RequestId) -> ServerSe
     if not isinstance(connection, Connection) or not isinstance(dispatcher, JSONRPCDispatcher):
         return None
     return ServerSession(cast(Any, _RequestChannel(dispatcher, request_id)), connection)
+
+
+class _EnvelopedChannel(_RequestChannel):
+    """A 2026-07-28 request's channel: notifications ride it, a server-initiated request is refused
+    (the era has none: the SDK's modern loop refuses them so)."""
+
+    can_send_request = False
+
+    async def send_raw_request(
+        self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None
+    ) -> dict[str, Any]:
+        raise NoBackChannelError(method)
+
+
+def modern_outbound(session: ServerSession) -> object:
+    """The notify-only outbound of a 2026-07-28 client's stream connection (the SDK's modern loop
+    builds one per connection and hands it to each request's connection), or None."""
+    outbound = getattr(connection_of(session), "outbound", None)
+    inner = getattr(outbound, "_outbound", None)
+    return outbound if isinstance(outbound, NotifyOnlyOutbound) and isinstance(inner, JSONRPCDispatcher) else None
+
+
+def enveloped_session(
+    outbound: object, request_id: types.RequestId, version: str, meta: Mapping[str, Any]
+) -> ServerSession | None:
+    """A session for one 2026-07-28 request its envelope `meta` (already validated) describes, as the
+    SDK's modern loop builds one for the request: a born-ready connection of the envelope's client
+    and capabilities, the request's log-level opt-in. None for an outbound not `modern_outbound`'s."""
+    dispatcher = getattr(outbound, "_outbound", None)
+    if not isinstance(outbound, NotifyOnlyOutbound) or not isinstance(dispatcher, JSONRPCDispatcher):
+        return None
+    connection = Connection.from_envelope(
+        version, meta.get(types.CLIENT_INFO_META_KEY), meta[types.CLIENT_CAPABILITIES_META_KEY], outbound=outbound
+    )
+    channel = _EnvelopedChannel(dispatcher, request_id)
+    return ServerSession(cast(Any, channel), connection, request_meta=cast(Any, meta))
+
+
+async def close_enveloped(session: ServerSession) -> None:
+    """Unwind an `enveloped_session`'s connection, as the SDK's modern loop does after each request."""
+    connection = connection_of(session)
+    if isinstance(connection, Connection):
+        await aclose_shielded(connection)
 
 
 # Streamable HTTP, from the inside (`serve/json_first.py`) -------------------------------------------

@@ -13,6 +13,8 @@
 - `routed` has `region` and `label` annotated with `x-mcp-header`: over HTTP the SDK checks the
   `Mcp-Param-*` headers against the arguments (a mismatch or a missing header is refused with
   -32020); its answer is every `Mcp-Param-*` header the request carried, as JSON text.
+- `capabilities` answers with the client capabilities its request was sent with (a 2026-07-28
+  request's envelope: those of the client a proxy calls for), as JSON text.
 - `test_trigger_tool_change` / `test_trigger_prompt_change` (the conformance suite's names) add a
   tool / a prompt and say so to clients of both eras.
 """
@@ -59,6 +61,12 @@ def log(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
+# Listed after the rest (the added tools are named by how many came before them).
+CAPABILITIES = types.Tool(
+    name="capabilities", description="The request's client capabilities", input_schema={"type": "object"}
+)
+
+
 def traced(ctx: Ctx) -> str:
     meta: dict[str, Any] = dict(ctx.meta or {})
     return json.dumps({key: meta[key] for key in TRACE_KEYS if key in meta}, sort_keys=True)
@@ -83,12 +91,16 @@ class WireServer:
 
     async def list_tools(self, ctx: Ctx, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         self._remember(ctx)
-        return types.ListToolsResult(tools=self.tools)
+        return types.ListToolsResult(tools=[*self.tools, CAPABILITIES])
 
     async def call_tool(self, ctx: Ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         self._remember(ctx)
         if params.name == "trace":
             return types.CallToolResult(content=[types.TextContent(text=traced(ctx))], _meta=dict(SERVER_TRACE))
+        if params.name == "capabilities":
+            declared = ctx.session.client_capabilities
+            dumped = declared.model_dump(mode="json", by_alias=True, exclude_none=True) if declared else None
+            return types.CallToolResult(content=[types.TextContent(text=json.dumps(dumped, sort_keys=True))])
         if params.name == "routed":
             request = ctx.request
             headers = dict(request.headers) if isinstance(request, Request) else {}

@@ -97,7 +97,7 @@ class FastLane:
             if ctx.method == "tools/call" and "tools/call" not in server.cache_hints:
                 taken = await self.call(ctx, meta_tools, remember)
                 if taken is not None:
-                    return _stamped(server, ctx.protocol_version, taken)
+                    return stamped(server, ctx.protocol_version, taken)
             return await call_next(ctx)
 
         return lane
@@ -106,7 +106,7 @@ class FastLane:
         self, ctx: ServerRequestContext[Any, Any], meta_tools: bool, remember: Remember = lambda ctx: None
     ) -> dict[str, Any] | None:
         """The call's result in the client's version of the protocol (without a 2026-07-28 answer's
-        server stamp: `_stamped`), or None when the lane does not take it (the full path does)."""
+        server stamp: `stamped`), or None when the lane does not take it (the full path does)."""
         taken = self.admit(ctx, meta_tools)
         return None if taken is None else await self.run(ctx, taken, remember)
 
@@ -202,7 +202,7 @@ class FastLane:
         return result
 
 
-def _stamped(server: Server[Any], version: str, result: dict[str, Any]) -> dict[str, Any]:
+def stamped(server: Server[Any], version: str, result: dict[str, Any]) -> dict[str, Any]:
     """A 2026-07-28 answer as the SDK's server finishes a handler's (the lane answers before it):
     its `resultType`, and mcpmanager's identity in `_meta` unless the result carries one."""
     if version not in MODERN_PROTOCOL_VERSIONS:

@@ -18,8 +18,16 @@ the SDK's own request session sends it (on HTTP, on the call's own POST: `reques
 needs the SDK's connection, so the lane opens once the session has handled a request of this
 client's (its `initialize`), and takes calls once the handshake is done: `adopt`, a
 middleware, finds the lane of the request it sees (the stdio transport's, set in the serving
-context; an HTTP session's, put in the request's scope by its transport). A 2026-07-28 client
-(each request its own envelope) is left to the session and its middleware lane.
+context; an HTTP session's, put in the request's scope by its transport).
+
+A 2026-07-28 client on a pipe has no handshake: each request carries its own envelope (protocol
+version, capabilities, client info, log level) and gets its own born-ready connection. The lane
+learns the stream's notify-only outbound from the first request the session handles, and then
+takes a plain call whose `_meta` holds only the envelope and trace context: the envelope checked
+as the SDK's modern loop checks it (its classification ladder, then the surface validation of the
+params; anything it would refuse goes to the session, which refuses it), the call's session built
+as that loop builds one (the envelope's capabilities, which the call's server is told, and the
+request's log-level opt-in), its answer finished as the SDK's server finishes a handler's.
 """
 
 from __future__ import annotations
@@ -29,17 +37,29 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterator
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, cast
 
 import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
+from mcp.server.runner import modern_error_data
 from mcp.shared.dispatcher import as_request_id, coerce_request_id
 from mcp.shared.exceptions import MCPError
+from mcp.shared.inbound import InboundLadderRejection, classify_inbound_request
+from mcp_types.methods import validate_client_request
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from mcpmanager.core.proxy.fast_lane import Admitted, FastLane, Remember
-from mcpmanager.core.sdk_compat import all_sent, connection_of, done_with, request_session
+from mcpmanager.core.proxy.fast_lane import Admitted, FastLane, Remember, stamped
+from mcpmanager.core.proxy.trace_context import TRACE_KEYS
+from mcpmanager.core.sdk_compat import (
+    all_sent,
+    close_enveloped,
+    connection_of,
+    done_with,
+    enveloped_session,
+    modern_outbound,
+    request_session,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +69,16 @@ Answer = Callable[[types.JSONRPCResponse | types.JSONRPCError, bool], Awaitable[
 SCOPE_KEY = "mcpmanager.wire_lane"  # an HTTP request's scope: the lane of the session it belongs to
 _SERVING: ContextVar[WireLane | None] = ContextVar("mcpmanager.wire_lane", default=None)
 _REQUEST_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
+# What a 2026-07-28 call's `_meta` may hold for the lane to take it: the envelope, trace context.
+_ENVELOPE_KEYS = frozenset(
+    {
+        types.PROTOCOL_VERSION_META_KEY,
+        types.CLIENT_INFO_META_KEY,
+        types.CLIENT_CAPABILITIES_META_KEY,
+        types.LOG_LEVEL_META_KEY,
+        *TRACE_KEYS,
+    }
+)
 
 
 class WireLane:
@@ -58,6 +88,7 @@ class WireLane:
         self._meta_tools = meta_tools
         self._remember = remember
         self._connection: object = None  # the client's connection, once `adopt` saw it
+        self._outbound: object = None  # ... or a 2026-07-28 client's stream outbound (`modern_outbound`)
         self._lifespan: Any = None
         self._running: dict[types.RequestId, asyncio.Task[None]] = {}  # by `coerce_request_id`, as the SDK keys
         self._cancelled: set[types.RequestId] = set()  # ... those the client cancelled
@@ -104,16 +135,13 @@ class WireLane:
         return False
 
     def _call(self, message: dict[str, Any], answer: Answer, request: object) -> bool:
-        connection = self._connection
         request_id = message.get("id")
         params = message.get("params")
         if (
-            connection is None
-            or message.get("jsonrpc") != "2.0"
+            message.get("jsonrpc") != "2.0"
             or not _REQUEST_KEYS.issuperset(message)
             or type(request_id) not in (int, str)
             or type(params) is not dict
-            or params.get("_meta")  # an envelope, a progress token, anything to read: the session's
             or "tools/call" in self._server.cache_hints  # (the SDK's server adds them to the result)
         ):
             return False
@@ -121,10 +149,29 @@ class WireLane:
         key = coerce_request_id(request_id)
         if key in self._running:
             return False
+        ctx = self._handshaken(params, request_id, request) or self._enveloped(params, request_id, request)
+        if ctx is None:
+            return False
+        taken = self._lane.admit(ctx, self._meta_tools)
+        if taken is None:  # (a 2026-07-28 call's connection has nothing to unwind: nothing ran on it)
+            return False
+        self._lane.ahead += 1
+        task = asyncio.get_running_loop().create_task(self._answer(ctx, taken, key, answer))
+        self._running[key] = task
+        return True
+
+    def _handshaken(
+        self, params: dict[str, Any], request_id: types.RequestId, request: object
+    ) -> ServerRequestContext[Any, Any] | None:
+        """The context of a handshake-era client's call without `_meta` (a progress token, anything
+        to read there: the session's), as the SDK's dispatcher would build it."""
+        connection = self._connection
+        if connection is None or params.get("_meta"):
+            return None
         session = request_session(connection, request_id)
         if session is None or session.protocol_version in MODERN_PROTOCOL_VERSIONS:
-            return False
-        ctx: ServerRequestContext[Any, Any] = ServerRequestContext(
+            return None
+        return ServerRequestContext(
             session=session,
             lifespan_context=self._lifespan,
             protocol_version=session.protocol_version,
@@ -133,13 +180,38 @@ class WireLane:
             request_id=request_id,
             request=request,
         )
-        taken = self._lane.admit(ctx, self._meta_tools)
-        if taken is None:
-            return False
-        self._lane.ahead += 1
-        task = asyncio.get_running_loop().create_task(self._answer(ctx, taken, key, answer))
-        self._running[key] = task
-        return True
+
+    def _enveloped(
+        self, params: dict[str, Any], request_id: types.RequestId, request: object
+    ) -> ServerRequestContext[Any, Any] | None:
+        """The context of a 2026-07-28 client's call whose `_meta` is its envelope (and trace
+        context), checked and built as the SDK's modern loop does; None for anything it would
+        refuse or that asks more of `_meta` (a progress token: the session's)."""
+        outbound = self._outbound
+        meta = params.get("_meta")
+        if outbound is None or type(meta) is not dict or not _ENVELOPE_KEYS.issuperset(meta):
+            return None
+        route = classify_inbound_request({"method": "tools/call", "params": params})
+        if isinstance(route, InboundLadderRejection):
+            return None
+        version = route.protocol_version
+        try:
+            validate_client_request("tools/call", version, params)
+        except (ValueError, KeyError):  # (pydantic's ValidationError is a ValueError)
+            return None
+        session = enveloped_session(outbound, request_id, version, meta)
+        if session is None:
+            return None
+        return ServerRequestContext(
+            session=session,
+            lifespan_context=self._lifespan,
+            protocol_version=version,
+            method="tools/call",
+            params=params,
+            request_id=request_id,
+            meta=cast(Any, meta),
+            request=request,
+        )
 
     async def _answer(
         self, ctx: ServerRequestContext[Any, Any], taken: Admitted, key: types.RequestId, answer: Answer
@@ -148,7 +220,7 @@ class WireLane:
         assert request_id is not None
         message: types.JSONRPCResponse | types.JSONRPCError
         try:
-            result = await self._lane.run(ctx, taken, self._remember)
+            result = stamped(self._server, ctx.protocol_version, await self._lane.run(ctx, taken, self._remember))
             quiet = not await all_sent(ctx.session)  # what the server logged before answering goes first
             message = types.JSONRPCResponse.model_construct(jsonrpc="2.0", id=request_id, result=result)
         except asyncio.CancelledError:
@@ -162,11 +234,15 @@ class WireLane:
             message = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=exc.error)
         except Exception as exc:  # a bug here is the client's error, in the words the SDK's dispatcher uses
             logger.exception("call %r on the wire lane failed", request_id)
-            quiet, message = False, types.JSONRPCError(jsonrpc="2.0", id=request_id, error=_failed(exc))
+            modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+            error = modern_error_data(exc) if modern else _failed(exc)
+            quiet, message = False, types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
         finally:
             self._running.pop(key, None)
             self._cancelled.discard(key)
             done_with(ctx.session)
+            if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                await close_enveloped(ctx.session)
         await answer(message, quiet)
 
     async def close(self) -> None:
@@ -184,6 +260,9 @@ class WireLane:
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             self._connection = connection_of(ctx.session)
             self._lifespan = ctx.lifespan_context
+        elif ctx.request is None:  # a pipe's 2026-07-28 client (over HTTP each request stands alone)
+            self._outbound = modern_outbound(ctx.session)
+            self._lifespan = ctx.lifespan_context
 
 
 async def adopt(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
@@ -194,7 +273,7 @@ async def adopt(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Han
         lane = scope.get(SCOPE_KEY) if isinstance(scope, dict) else None
     else:
         lane = _SERVING.get()
-    if lane is not None and lane._connection is None:
+    if lane is not None and lane._connection is None and lane._outbound is None:
         lane.adopt(ctx)
     return await call_next(ctx)
 
