@@ -6,7 +6,10 @@ session with the server declares everything it can relay (sampling, elicitation,
 right for its own requests (lists, listen streams: the merged lists serve every client) and wrong
 for a client's: a request sent for a client carries that client's `sampling`, `elicitation` and
 `roots` as it declared them, and `roots` as well where the server's entry configures roots
-(mcpmanager answers those itself). The rest of the capabilities stay mcpmanager's own.
+(mcpmanager answers those itself), and the extensions it declared that mcpmanager carries (those
+its own session declares: MCP Apps, tasks), none other. The rest stay mcpmanager's own. (A call
+mcpmanager makes a task of for a client without tasks adds the extension for that request alone:
+`sdk_compat.send_raw`.)
 
 The client behind a request is set for the duration of its sends (`calling`), which the session's
 stamp and the fast lane's bytes both read. The envelope is built once per distinct capability set
@@ -22,6 +25,7 @@ from typing import Any
 import mcp_types as types
 
 RELAYED = frozenset({"sampling", "elicitation", "roots"})
+_KEYED = set(RELAYED | {"extensions"})  # what tells one client's envelope from another's
 _BOUND = 64  # distinct capability sets remembered per session (a handful in practice)
 
 # The capabilities of the client a request is being sent for; None: mcpmanager's own request.
@@ -47,11 +51,16 @@ class calling:
 
 def for_client(own: dict[str, Any], client: types.ClientCapabilities, roots_configured: bool) -> dict[str, Any]:
     """The envelope's capabilities for a request sent for `client`: its relayed capabilities as it
-    declared them (roots: also where mcpmanager answers them from the config), the rest `own`."""
-    capabilities = {key: value for key, value in own.items() if key not in RELAYED}
+    declared them (roots: also where mcpmanager answers them from the config), its extensions that
+    `own` declares too, the rest `own`."""
+    capabilities = {key: value for key, value in own.items() if key not in _KEYED}
     capabilities.update(client.model_dump(by_alias=True, mode="json", exclude_none=True, include=set(RELAYED)))
     if roots_configured:
         capabilities["roots"] = own.get("roots") or {}
+    carried = own.get("extensions") or {}
+    extensions = {key: value for key, value in (client.extensions or {}).items() if key in carried}
+    if extensions:
+        capabilities["extensions"] = extensions
     return capabilities
 
 
@@ -76,7 +85,7 @@ class Envelopes:
         known = self._by_object.get(id(client))
         if known is not None and known[0] is client and known[1] is roots_configured:
             return known[2]
-        value = client.model_dump_json(include=set(RELAYED), exclude_none=True, by_alias=True) + str(roots_configured)
+        value = client.model_dump_json(include=_KEYED, exclude_none=True, by_alias=True) + str(roots_configured)
         built = self._by_value.get(value)
         if built is None:
             if len(self._by_value) >= _BOUND:

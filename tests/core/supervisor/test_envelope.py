@@ -1,6 +1,7 @@
 """The capabilities a 2026-07-28 server is told per request (`envelope`): the caller's relayed ones
-as declared, the rest mcpmanager's own, roots where the entry configures them; built once per
-capability set; and `protocol_errors`' era rules for resource-not-found."""
+as declared, its extensions that mcpmanager carries, the rest mcpmanager's own, roots where the
+entry configures them; built once per capability set; and `protocol_errors`' era rules for
+resource-not-found."""
 
 from __future__ import annotations
 
@@ -22,13 +23,15 @@ FORMS = types.ClientCapabilities(elicitation=types.ElicitationCapability(form=ty
 
 
 def test_the_callers_relayed_capabilities_replace_mcpmanagers_own() -> None:
-    assert for_client(OWN, FORMS, roots_configured=False) == {"elicitation": {"form": {}}, "extensions": {"x": {}}}
-    assert for_client(OWN, types.ClientCapabilities(), roots_configured=True) == {
-        "extensions": {"x": {}},
-        "roots": {"listChanged": True},
-    }
+    assert for_client(OWN, FORMS, roots_configured=False) == {"elicitation": {"form": {}}}
+    assert for_client(OWN, types.ClientCapabilities(), roots_configured=True) == {"roots": {"listChanged": True}}
     sampling = types.ClientCapabilities(sampling=types.SamplingCapability(tools=types.SamplingToolsCapability()))
     assert for_client(OWN, sampling, roots_configured=False)["sampling"] == {"tools": {}}
+
+
+def test_the_callers_extensions_go_on_where_mcpmanager_carries_them() -> None:
+    host = types.ClientCapabilities(extensions={"x": {"v": 1}, "unknown.example/ext": {}})
+    assert for_client(OWN, host, roots_configured=False) == {"extensions": {"x": {"v": 1}}}  # as the caller declared
 
 
 def test_an_envelope_is_built_once_per_capability_set() -> None:
@@ -42,6 +45,8 @@ def test_an_envelope_is_built_once_per_capability_set() -> None:
         assert envelopes.capabilities(OWN, False) is first  # an equal set: found by value
         assert envelopes.capabilities(OWN, True) is not first  # configured roots: another set
     with calling(types.ClientCapabilities()):
+        assert envelopes.capabilities(OWN, False) == {}
+    with calling(types.ClientCapabilities(extensions={"x": {}})):  # extensions tell sets apart too
         assert envelopes.capabilities(OWN, False) == {"extensions": {"x": {}}}
     with calling(FORMS):
         assert envelopes.capabilities(dict(OWN), False) is not first  # a new session starts again
