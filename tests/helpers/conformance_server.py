@@ -4,6 +4,7 @@
     python -m tests.helpers.conformance_server --http PORT  # Streamable HTTP at http://127.0.0.1:PORT/mcp
     python -m tests.helpers.conformance_server --http PORT --bearer TOKEN  # ...answering 401 without the token
     python -m tests.helpers.conformance_server --handshake-only  # stdio, the handshake era only (an older server)
+    python -m tests.helpers.conformance_server --no-tasks        # without the tasks extension (its tools inline)
 
 The suite's server scenarios call fixed names (`test_simple_text`, `test://static-text`,
 `test_prompt_with_arguments`, ...) and check the shapes of the answers; this module serves exactly
@@ -532,7 +533,8 @@ class ConformanceServer:
         self.log_levels[self._session_key(ctx)] = params.level
         return types.EmptyResult()
 
-    def build(self) -> Server[Any]:
+    def build(self, tasks: bool = True) -> Server[Any]:
+        """The server; `tasks`: with the tasks extension (without it, its task tools run inline)."""
         server: Server[Any] = Server(
             "mcp-conformance-test-server",
             version="1.0.0",
@@ -557,7 +559,8 @@ class ConformanceServer:
         )
         # Seals every requestState on the way out and verifies it on the way back (SEP-2322).
         server.middleware.append(RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=server.name))
-        self.task_store.install(server)
+        if tasks:
+            self.task_store.install(server)
         return server
 
 
@@ -598,9 +601,10 @@ def main() -> None:
     parser.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT/mcp")
     parser.add_argument("--bearer", metavar="TOKEN", help="with --http: require `Authorization: Bearer TOKEN`")
     parser.add_argument("--handshake-only", action="store_true", help="refuse server/discover (an older server)")
+    parser.add_argument("--no-tasks", action="store_true", help="without the tasks extension (tools run inline)")
     args = parser.parse_args()
     fixture = ConformanceServer()
-    server = fixture.build()
+    server = fixture.build(tasks=not args.no_tasks)
 
     async def serve() -> None:
         async with fixture.task_store.running():  # where tasks run, beside the serving
