@@ -27,13 +27,27 @@ the handshake era. One test per (set, downstream).
     the list cannot outlive what it names. A client that did not declare tasks
     calling a tool that requires one gets the task's result from mcpmanager, which runs the task
     for it (docs/protocol.md, "Tasks"), where the fixture answers -32021.
-  - `MODERN_SERVER_ONLY`, with the handshake-only downstream at 2026-07-28: scenarios of what only
-    a 2026-07-28 server does. The fixture's multi-round tools and its tasks are 2026-07-28 shapes
-    (`conformance_rounds.py`, `conformance_tasks.py`) that its handshake-era copy does not serve,
-    and a handshake-era server learns a client's capabilities once, at its handshake with
-    mcpmanager, so it cannot refuse one request for what that request's client did not declare.
+  - `MODERN_SERVER_ONLY`, with the handshake-only downstream at 2026-07-28: what only a 2026-07-28
+    server can give the suite.
+    - `input-required-result-*`: the fixture's handshake-era copy asks these questions with requests
+      of its own during the call (`conformance_asking.py`), which mcpmanager turns into
+      InputRequiredResults; but a handshake-era server's request has no key, so the client sees
+      mcpmanager's `q0`, ... where the suite looks for the server's (`user_name`), and a round the
+      suite leaves unanswered (it stops at a failed check, or never retries on purpose) stays
+      parked for mcpmanager's 10 minutes, during which every later question of that stdio server is
+      refused as belonging to one of several clients in flight (docs/protocol.md, "Requests from
+      servers to clients"): one abandoned round fails every scenario after it. Run one scenario
+      per mcpmanager, all but two pass as they do directly: `basic-elicitation` (the key) and
+      `ignore-extra-params` (a SHOULD, WARNING: its first call already carries the answer under the
+      server's key `user_name`, which a handshake-era server never asked for, so mcpmanager asks).
+    - `tasks-*`: the fixture's tasks are the 2026-07-28 extension's shapes (`conformance_tasks.py`);
+      its handshake-era copy has no 2025-11-25 tasks utility for mcpmanager to translate.
+    - two `server-stateless` checks: a handshake-era server learns a client's capabilities once, at
+      its handshake with mcpmanager, so it cannot refuse one request for what that request's
+      client did not declare.
     How mcpmanager carries a handshake-era server's questions to a 2026-07-28 client is tested in
-    tests/e2e/test_rounds_as_written.py and test_client_requests.py; its tasks in test_tasks.py.
+    tests/e2e/test_rounds_as_written.py, test_client_requests.py and tests/core/proxy/test_rounds.py;
+    its tasks in test_tasks.py.
 """
 
 from __future__ import annotations

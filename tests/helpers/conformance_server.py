@@ -65,6 +65,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 from starlette.types import ASGIApp
 
+from tests.helpers.conformance_asking import asked_directly
 from tests.helpers.conformance_http import require_bearer, trim_header_values
 from tests.helpers.conformance_rounds import ROUND_PROMPT, ROUND_TOOLS, round_prompt, round_tools
 from tests.helpers.conformance_tables import (
@@ -429,7 +430,10 @@ class ConformanceServer:
         self, ctx: Ctx, params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
         if params.name in ROUND_TOOLS:
-            return await ROUND_TOOLS[params.name][1](ctx, params.input_responses or {}, params.request_state)
+            handler = ROUND_TOOLS[params.name][1]
+            if ctx.session.protocol_version not in MODERN_PROTOCOL_VERSIONS:  # no retries: ask the client itself
+                return await asked_directly(ctx, lambda answers, state: handler(ctx, answers, state))
+            return await handler(ctx, params.input_responses or {}, params.request_state)
         entry = self.tools.get(params.name)
         if entry is None:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name}")
@@ -492,6 +496,14 @@ class ConformanceServer:
         self, ctx: Ctx, params: types.GetPromptRequestParams
     ) -> types.GetPromptResult | types.InputRequiredResult:
         if params.name == ROUND_PROMPT.name:
+            if ctx.session.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+
+                async def step(
+                    answers: types.InputResponses, state: str | None
+                ) -> types.GetPromptResult | types.InputRequiredResult:
+                    return round_prompt(answers)
+
+                return await asked_directly(ctx, step)
             return round_prompt(params.input_responses or {})
         args = params.arguments or {}
         try:

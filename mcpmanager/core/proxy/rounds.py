@@ -43,6 +43,7 @@ logger = logging.getLogger(__name__)
 
 PARK_PREFIX = "mcpmanager-park:"
 PARK_EXPIRY = 600.0  # seconds: a person may take a while to answer an elicitation
+ROUND_QUIET = 0.01  # seconds without a new question before a handshake-era server's round goes out
 MAX_ROUNDS = 10  # a server that keeps asking must not loop forever (the SDK's own cap)
 
 R = TypeVar("R")
@@ -148,9 +149,7 @@ class Rounds:
             asked.cancel()
             return parked.task.result()
         gathered = [asked.result()]
-        await asyncio.sleep(0)  # questions asked together go out together
-        while not questions.empty():
-            gathered.append(questions.get_nowait())
+        await _settle(questions, gathered)
         return self._park(parked, gathered)
 
     def _park(self, parked: _Parked[Any], gathered: list[Question]) -> types.InputRequiredResult:
@@ -182,6 +181,21 @@ class Rounds:
         """Release every parked request (the endpoint is going away)."""
         for token in list(self._parked):
             _release(self._parked.pop(token), "went away")
+
+
+async def _settle(questions: asyncio.Queue[Question], gathered: list[Question]) -> None:
+    """Gather the questions asked together with the first, so they go out in one round.
+
+    A handshake-era server's concurrent requests reach mcpmanager as separate messages, read as they
+    come off its pipe, so they can be milliseconds apart: a round is complete once ROUND_QUIET
+    passes with no new question. (Its cost, once per round, is nothing beside a person's answer; a
+    question the server asks only after an answer is a round of its own anyway.)
+    """
+    while True:
+        try:
+            gathered.append(await asyncio.wait_for(questions.get(), ROUND_QUIET))
+        except TimeoutError:
+            return
 
 
 def _release(parked: _Parked[Any], why: str) -> None:

@@ -218,3 +218,23 @@ async def test_roots_are_the_callers_or_an_error_never_another_clients() -> None
         several = await asks.roots("srv")
     assert isinstance(several, types.ErrorData) and "2 clients" in several.message
     assert with_roots.asked == []
+
+
+async def test_a_handshake_era_servers_concurrent_questions_reach_a_modern_client_in_one_round() -> None:
+    setup = Setup()
+
+    async def three_at_once(caller: Caller, answers: types.InputResponses | None, state: str | None) -> Any:
+        async def one(delay: float) -> None:
+            await asyncio.sleep(delay)  # the server's requests come off its pipe as separate messages
+            await setup.asks.sample("srv", sample_request())
+
+        await asyncio.gather(one(0), one(0.003), one(0.006))
+        return types.CallToolResult(content=[types.TextContent(text="all three")])
+
+    session = FakeSession(MODERN)
+    first = await setup.rounds.run("srv", ctx(session), params(), three_at_once, "tools/call")
+    assert isinstance(first, types.InputRequiredResult)
+    assert len(first.input_requests or {}) == 3  # one round, not three
+    answers: types.InputResponses = dict.fromkeys(first.input_requests or {}, REPLY)
+    final = await setup.rounds.resume(ctx(session, 2), params(first.request_state, answers), "tools/call")
+    assert isinstance(final, types.CallToolResult) and final.content[0].text == "all three"  # type: ignore[union-attr]
