@@ -27,6 +27,19 @@ def user(tmp_path: Path) -> Iterator[Path]:
         stop_engines(home)
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Install the published servers once, before the first test that needs them, outside every
+    test's timeout: a first install takes minutes (Claude Code alone is about 400 MB), more than
+    the 120 s one test may take, so whichever test came first would fail its setup."""
+    if session.config.option.collectonly:
+        return
+    if any(
+        item.get_closest_marker("published") or "published" in getattr(item, "fixturenames", ())
+        for item in session.items
+    ):
+        install_published()
+
+
 @pytest.fixture(scope="session")
 def published() -> Config:
     """Install the published servers (a no-op when they are) and return the generated config."""
