@@ -37,10 +37,11 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
 from mcp.shared.dispatcher import CallOptions, ProgressFnT
 from mcp.shared.exceptions import NoBackChannelError
-from mcp.shared.inbound import MCP_METHOD_HEADER, MCP_NAME_HEADER, encode_header_value
+from mcp.shared.inbound import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER, encode_header_value
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from mcp.shared.message import SessionMessage
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from starlette.types import Receive, Scope, Send
 
 __all__ = [
     "HttpSessions",
@@ -51,6 +52,7 @@ __all__ = [
     "adopt_transport",
     "complete_by_default",
     "connection_of",
+    "exchange_session",
     "http_sessions",
     "listen_streams",
     "mcp_http_client",
@@ -274,11 +276,14 @@ class _RequestChannel:
         self.used = True
         self._sending += 1
         try:
-            await self._dispatcher.notify(method, params, opts, _related_request_id=self._request_id)
+            await self._out(method, params, opts)
         finally:
             self._sending -= 1
             if not self._sending and self._idle is not None:
                 self._idle.set()
+
+    async def _out(self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None) -> None:
+        await self._dispatcher.notify(method, params, opts, _related_request_id=self._request_id)
 
     async def sent(self) -> None:
         while self._sending:
@@ -364,6 +369,42 @@ def enveloped_session(
     return ServerSession(cast(Any, channel), connection, request_meta=cast(Any, meta))
 
 
+Deliver = Callable[[types.JSONRPCNotification], Awaitable[None]]
+
+
+class _ExchangeChannel(_RequestChannel):
+    """A 2026-07-28 HTTP request's channel, for a request the SDK's entry never saw: what the server
+    sends about it goes to `deliver` (onto the request's own response); the era has no
+    server-initiated requests, so none is sent (the SDK's entry refuses them so)."""
+
+    can_send_request = False
+
+    def __init__(self, deliver: Deliver, request_id: types.RequestId) -> None:
+        super().__init__(cast(Any, None), request_id)
+        self._deliver = deliver
+
+    async def _out(self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None) -> None:
+        body = dict(params) if params is not None else None
+        await self._deliver(types.JSONRPCNotification(jsonrpc="2.0", method=method, params=body))
+
+    async def send_raw_request(
+        self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None
+    ) -> dict[str, Any]:
+        raise NoBackChannelError(method)
+
+
+def exchange_session(
+    deliver: Deliver, request_id: types.RequestId, version: str, meta: Mapping[str, Any]
+) -> ServerSession:
+    """A session for one 2026-07-28 HTTP request its envelope `meta` (already validated) describes,
+    as the SDK's entry builds one: a born-ready connection of the envelope's client and
+    capabilities, the request's log-level opt-in; what it sends goes to `deliver`."""
+    connection = Connection.from_envelope(
+        version, meta.get(types.CLIENT_INFO_META_KEY), meta[types.CLIENT_CAPABILITIES_META_KEY]
+    )
+    return ServerSession(cast(Any, _ExchangeChannel(deliver, request_id)), connection, request_meta=cast(Any, meta))
+
+
 async def close_enveloped(session: ServerSession) -> None:
     """Unwind an `enveloped_session`'s connection, as the SDK's modern loop does after each request."""
     connection = connection_of(session)
@@ -444,3 +485,27 @@ class HttpSessions(StreamableHTTPSessionManager):
     def _admit_session(self, requestor: AuthorizationContext | None) -> StreamableHTTPServerTransport | None:
         transport = super()._admit_session(requestor)
         return None if transport is None else self.admitted(transport)
+
+    @property
+    def lifespan_state(self) -> Any:
+        """What the server's lifespan yielded (requests' `lifespan_context`), while `run` runs."""
+        return self._lifespan_state
+
+    async def modern_first(self, scope: Scope, receive: Receive, send: Send) -> Receive | None:
+        """A 2026-07-28 request (its `MCP-Protocol-Version` header names no handshake-era version),
+        seen before the SDK's entry for that era: None when answered here, else the `receive` to
+        hand it on with (what was read of it replayed)."""
+        return receive
+
+    async def _handle_request(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self._task_group is not None:  # (else the SDK says it was not started)
+            version = next((v for k, v in scope["headers"] if k == _VERSION_HEADER), None)
+            if version is not None and version.decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS:
+                handed = await self.modern_first(scope, receive, send)
+                if handed is None:
+                    return
+                receive = handed
+        await super()._handle_request(scope, receive, send)
+
+
+_VERSION_HEADER = MCP_PROTOCOL_VERSION_HEADER.lower().encode("ascii")  # (ASGI's names are lowercase)

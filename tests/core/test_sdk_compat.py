@@ -357,7 +357,18 @@ def test_json_first_shadows_no_sdk_part_but_the_hooks() -> None:
     assert shadowed(JsonFirstTransport, StreamableHTTPServerTransport) == {"_handle_post_request", "terminate"}
     assert shadowed(sdk_compat.HttpTransport, StreamableHTTPServerTransport) == set()
     assert shadowed(JsonFirstSessions, StreamableHTTPSessionManager) == set()
-    assert shadowed(sdk_compat.HttpSessions, StreamableHTTPSessionManager) == {"_admit_session"}
+    assert shadowed(sdk_compat.HttpSessions, StreamableHTTPSessionManager) == {"_admit_session", "_handle_request"}
+
+
+def test_the_session_manager_hands_every_request_to_the_handler_it_names() -> None:
+    """`HttpSessions` sees 2026-07-28 POSTs first by overriding the handler the SDK's manager wraps
+    (`_handle_request`, behind its body limit) and reads the lifespan state it keeps."""
+    from mcp.server.lowlevel import Server
+
+    sessions = sdk_compat.HttpSessions(app=Server("x"))
+    wrapped = getattr(sessions.asgi_app, "app", None)
+    assert getattr(wrapped, "__func__", None) is sdk_compat.HttpSessions._handle_request
+    assert hasattr(sessions, "_lifespan_state") and sessions.lifespan_state is None  # (until `run`)
 
 
 # Nowhere else -----------------------------------------------------------------------------------------

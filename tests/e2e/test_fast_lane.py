@@ -32,7 +32,7 @@ from tests.helpers.clients import text_of
 from tests.helpers.conformance import conformance_fixture
 from tests.helpers.engines import wait_for
 from tests.helpers.fixture_servers import FAST, FIXTURES, fixture
-from tests.helpers.piped import ON_PIPE, PIPED, VIAS, connected
+from tests.helpers.piped import PIPED, VIAS, connected
 
 
 @asynccontextmanager
@@ -70,9 +70,9 @@ async def both_ways(engine: Engine, client: Client, tool: str, arguments: dict[s
 
 
 def piped(client: Client) -> int:
-    """1 if `client`'s plain calls are taken ahead of the SDK's session (a handshake-era client on a
-    pipe or HTTP, a 2026-07-28 client on a pipe)."""
-    return int(id(client) in PIPED and (client.protocol_version != "2026-07-28" or id(client) in ON_PIPE))
+    """1 if `client`'s plain calls are taken ahead of the SDK's session (on a pipe or HTTP, in
+    either era: `wire_lane`, `serve/modern_first`)."""
+    return int(id(client) in PIPED)
 
 
 def comparable(record: CallRecord) -> dict[str, Any]:

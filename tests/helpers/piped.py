@@ -24,7 +24,6 @@ TOKEN = "t0ken"
 
 VIAS = ("memory", "pipe", "http")  # the in-memory transport (the middleware lane) or a `serve` one
 PIPED: set[int] = set()  # id() of the clients on a pipe or HTTP
-ON_PIPE: set[int] = set()  # ... of those on a pipe
 
 
 @asynccontextmanager
@@ -43,12 +42,10 @@ async def connected(engine: Engine, via: str, **options: Any) -> AsyncIterator[C
         Client(stdio_transport(None, (read, write)), **options) as client,
     ):
         PIPED.add(id(client))
-        ON_PIPE.add(id(client))
         try:
             yield client
         finally:
             PIPED.discard(id(client))
-            ON_PIPE.discard(id(client))
 
 
 @asynccontextmanager

@@ -28,6 +28,10 @@ as the SDK's modern loop checks it (its classification ladder, then the surface 
 params; anything it would refuse goes to the session, which refuses it), the call's session built
 as that loop builds one (the envelope's capabilities, which the call's server is told, and the
 request's log-level opt-in), its answer finished as the SDK's server finishes a handler's.
+
+A 2026-07-28 client over HTTP sends each request in a POST of its own, with no session: one lane
+per mode sees those POSTs (`serve/modern_first`), the same checks made, the call's session built
+for the POST (`exchange`).
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ import mcp_types as types
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.runner import modern_error_data
+from mcp.server.session import ServerSession
 from mcp.shared.dispatcher import as_request_id, coerce_request_id
 from mcp.shared.exceptions import MCPError
 from mcp.shared.inbound import InboundLadderRejection, classify_inbound_request
@@ -52,17 +57,22 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcpmanager.core.proxy.fast_lane import Admitted, FastLane, Remember, stamped
 from mcpmanager.core.proxy.trace_context import TRACE_KEYS
 from mcpmanager.core.sdk_compat import (
+    Deliver,
     all_sent,
     close_enveloped,
     connection_of,
     done_with,
     enveloped_session,
+    exchange_session,
     modern_outbound,
     request_session,
 )
 
 logger = logging.getLogger(__name__)
 
+Message = types.JSONRPCResponse | types.JSONRPCError
+# A 2026-07-28 call's session (its request id, protocol version, envelope), or None: not taken.
+SessionFor = Callable[[types.RequestId, str, dict[str, Any]], "ServerSession | None"]
 # Writes one response message to the client; `quiet`: nothing else was sent about the request, so
 # nothing about it can still be on its way (the answer need not queue behind the session's messages).
 Answer = Callable[[types.JSONRPCResponse | types.JSONRPCError, bool], Awaitable[None]]
@@ -79,6 +89,16 @@ _ENVELOPE_KEYS = frozenset(
         *TRACE_KEYS,
     }
 )
+
+
+class Exchange:
+    """A 2026-07-28 HTTP call the lane took: its context and what `FastLane.admit` decided."""
+
+    __slots__ = ("ctx", "taken")
+
+    def __init__(self, ctx: ServerRequestContext[Any, Any], taken: Admitted) -> None:
+        self.ctx = ctx
+        self.taken = taken
 
 
 class WireLane:
@@ -149,7 +169,7 @@ class WireLane:
         key = coerce_request_id(request_id)
         if key in self._running:
             return False
-        ctx = self._handshaken(params, request_id, request) or self._enveloped(params, request_id, request)
+        ctx = self._handshaken(params, request_id, request) or self._enveloped(params, request_id, request, self._piped)
         if ctx is None:
             return False
         taken = self._lane.admit(ctx, self._meta_tools)
@@ -181,15 +201,24 @@ class WireLane:
             request=request,
         )
 
+    def _piped(self, request_id: types.RequestId, version: str, meta: dict[str, Any]) -> ServerSession | None:
+        """A pipe's 2026-07-28 call's session, on the stream's notify-only outbound."""
+        outbound = self._outbound
+        return None if outbound is None else enveloped_session(outbound, request_id, version, meta)
+
     def _enveloped(
-        self, params: dict[str, Any], request_id: types.RequestId, request: object
+        self,
+        params: dict[str, Any],
+        request_id: types.RequestId,
+        request: object,
+        session_for: SessionFor,
+        lifespan: Any = None,
     ) -> ServerRequestContext[Any, Any] | None:
         """The context of a 2026-07-28 client's call whose `_meta` is its envelope (and trace
-        context), checked and built as the SDK's modern loop does; None for anything it would
+        context), checked and built as the SDK's modern entries do; None for anything they would
         refuse or that asks more of `_meta` (a progress token: the session's)."""
-        outbound = self._outbound
         meta = params.get("_meta")
-        if outbound is None or type(meta) is not dict or not _ENVELOPE_KEYS.issuperset(meta):
+        if type(meta) is not dict or not _ENVELOPE_KEYS.issuperset(meta):
             return None
         route = classify_inbound_request({"method": "tools/call", "params": params})
         if isinstance(route, InboundLadderRejection):
@@ -199,12 +228,12 @@ class WireLane:
             validate_client_request("tools/call", version, params)
         except (ValueError, KeyError):  # (pydantic's ValidationError is a ValueError)
             return None
-        session = enveloped_session(outbound, request_id, version, meta)
+        session = session_for(request_id, version, meta)
         if session is None:
             return None
         return ServerRequestContext(
             session=session,
-            lifespan_context=self._lifespan,
+            lifespan_context=self._lifespan if lifespan is None else lifespan,
             protocol_version=version,
             method="tools/call",
             params=params,
@@ -213,37 +242,73 @@ class WireLane:
             request=request,
         )
 
+    def exchange(
+        self, params: object, request_id: object, request: object, deliver: Deliver, lifespan: Any
+    ) -> Exchange | None:
+        """A 2026-07-28 HTTP client's call, which came in a POST of its own (`serve/modern_first`),
+        when the lane takes it (decided at once); what the server sends about it goes to `deliver`.
+        Its answer: `answer_exchange`. (Such calls are no connection's, so they are not kept by id:
+        the client cancels one by closing its POST.)"""
+        if self._closed or type(params) is not dict or type(request_id) not in (int, str):
+            return None
+        if "tools/call" in self._server.cache_hints:  # (the SDK's server adds them to the result)
+            return None
+        assert isinstance(request_id, int | str)
+
+        def session_for(request_id: types.RequestId, version: str, meta: dict[str, Any]) -> ServerSession:
+            return exchange_session(deliver, request_id, version, meta)
+
+        ctx = self._enveloped(params, request_id, request, session_for, lifespan)
+        if ctx is None:
+            return None
+        taken = self._lane.admit(ctx, self._meta_tools)
+        if taken is None:
+            return None
+        self._lane.ahead += 1
+        return Exchange(ctx, taken)
+
+    async def answer_exchange(self, exchange: Exchange) -> Message:
+        """The answer to a call `exchange` took (CancelledError when it is cancelled)."""
+        message, _ = await self._outcome(exchange.ctx, exchange.taken)
+        return message
+
     async def _answer(
         self, ctx: ServerRequestContext[Any, Any], taken: Admitted, key: types.RequestId, answer: Answer
     ) -> None:
-        request_id = ctx.request_id
-        assert request_id is not None
-        message: types.JSONRPCResponse | types.JSONRPCError
         try:
-            result = stamped(self._server, ctx.protocol_version, await self._lane.run(ctx, taken, self._remember))
-            quiet = not await all_sent(ctx.session)  # what the server logged before answering goes first
-            message = types.JSONRPCResponse.model_construct(jsonrpc="2.0", id=request_id, result=result)
+            message, quiet = await self._outcome(ctx, taken)
         except asyncio.CancelledError:
             if key not in self._cancelled or self.unanswered is None:
                 raise
+            assert ctx.request_id is not None
             with contextlib.suppress(Exception):  # (the session ended meanwhile)
-                await self.unanswered(request_id)
+                await self.unanswered(ctx.request_id)
             return
+        finally:
+            self._running.pop(key, None)
+            self._cancelled.discard(key)
+        await answer(message, quiet)
+
+    async def _outcome(self, ctx: ServerRequestContext[Any, Any], taken: Admitted) -> tuple[Message, bool]:
+        """A taken call's answer, and whether nothing else was sent about the call."""
+        request_id = ctx.request_id
+        assert request_id is not None
+        try:
+            result = stamped(self._server, ctx.protocol_version, await self._lane.run(ctx, taken, self._remember))
+            quiet = not await all_sent(ctx.session)  # what the server logged before answering goes first
+            return types.JSONRPCResponse.model_construct(jsonrpc="2.0", id=request_id, result=result), quiet
         except MCPError as exc:  # an error the spec defines (the lane raises only those): as it came
             quiet = not await all_sent(ctx.session)
-            message = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=exc.error)
+            return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=exc.error), quiet
         except Exception as exc:  # a bug here is the client's error, in the words the SDK's dispatcher uses
             logger.exception("call %r on the wire lane failed", request_id)
             modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
             error = modern_error_data(exc) if modern else _failed(exc)
-            quiet, message = False, types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+            return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error), False
         finally:
-            self._running.pop(key, None)
-            self._cancelled.discard(key)
             done_with(ctx.session)
             if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
                 await close_enveloped(ctx.session)
-        await answer(message, quiet)
 
     async def close(self) -> None:
         """The client is gone: no more calls, and those still running are cancelled (their servers

@@ -51,6 +51,7 @@ from starlette.types import Receive, Scope, Send
 
 from mcpmanager.core.proxy.wire_lane import SCOPE_KEY, WireLane
 from mcpmanager.core.sdk_compat import HttpSessions, HttpTransport, adopt_transport
+from mcpmanager.core.serve.modern_first import answered
 
 logger = logging.getLogger(__name__)
 
@@ -246,10 +247,20 @@ class JsonFirstTransport(HttpTransport):
 
 class JsonFirstSessions(HttpSessions):
     """The SDK's session manager, its sessions served by `JsonFirstTransport`, each with a fast lane
-    of its own from `lanes`. (Stateless requests keep the SDK's transport: a replica's one-request
-    session has nowhere to send a question.)"""
+    of its own from `lanes`, and 2026-07-28 POSTs (no session's) seen by one more (`modern_first`).
+    (Stateless handshake-era requests keep the SDK's transport: a replica's one-request session has
+    nowhere to send a question.)"""
 
     lanes: Callable[[], WireLane | None] = staticmethod(lambda: None)
+    _modern: WireLane | None = None  # the lane of 2026-07-28 POSTs, which are no session's (`modern_first`)
+
+    async def modern_first(self, scope: Scope, receive: Receive, send: Send) -> Receive | None:
+        lane = self._modern
+        if lane is None:
+            lane = self._modern = self.lanes()
+            if lane is None:
+                return receive
+        return await answered(lane, self.app, self.lifespan_state, scope, receive, send)
 
     def admitted(self, transport: StreamableHTTPServerTransport) -> StreamableHTTPServerTransport:
         json_first = adopt_transport(transport, JsonFirstTransport)  # the same object, answering POSTs as above
