@@ -372,12 +372,9 @@ def enveloped_session(
 Deliver = Callable[[types.JSONRPCNotification], Awaitable[None]]
 
 
-class _ExchangeChannel(_RequestChannel):
+class _ExchangeChannel(_EnvelopedChannel):
     """A 2026-07-28 HTTP request's channel, for a request the SDK's entry never saw: what the server
-    sends about it goes to `deliver` (onto the request's own response); the era has no
-    server-initiated requests, so none is sent (the SDK's entry refuses them so)."""
-
-    can_send_request = False
+    sends about it goes to `deliver` (onto the request's own response)."""
 
     def __init__(self, deliver: Deliver, request_id: types.RequestId) -> None:
         super().__init__(cast(Any, None), request_id)
@@ -387,18 +384,11 @@ class _ExchangeChannel(_RequestChannel):
         body = dict(params) if params is not None else None
         await self._deliver(types.JSONRPCNotification(jsonrpc="2.0", method=method, params=body))
 
-    async def send_raw_request(
-        self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None
-    ) -> dict[str, Any]:
-        raise NoBackChannelError(method)
-
 
 def exchange_session(
     deliver: Deliver, request_id: types.RequestId, version: str, meta: Mapping[str, Any]
 ) -> ServerSession:
-    """A session for one 2026-07-28 HTTP request its envelope `meta` (already validated) describes,
-    as the SDK's entry builds one: a born-ready connection of the envelope's client and
-    capabilities, the request's log-level opt-in; what it sends goes to `deliver`."""
+    """As `enveloped_session`, for one 2026-07-28 HTTP request: what it sends goes to `deliver`."""
     connection = Connection.from_envelope(
         version, meta.get(types.CLIENT_INFO_META_KEY), meta[types.CLIENT_CAPABILITIES_META_KEY]
     )
