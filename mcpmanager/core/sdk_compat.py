@@ -31,7 +31,6 @@ from mcp.server.runner import aclose_shielded
 from mcp.server.session import ServerSession
 from mcp.server.streamable_http import EventMessage, SSEEvent, StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.server.subscriptions import ListenHandler
 from mcp.shared._context_streams import ContextSendStream
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
@@ -54,7 +53,6 @@ __all__ = [
     "connection_of",
     "exchange_session",
     "http_sessions",
-    "listen_streams",
     "mcp_http_client",
     "pass_results_through",
     "request_headers",
@@ -236,11 +234,6 @@ def http_sessions(server: Server[Any]) -> int:
     """Handshake-era clients connected to `server` over Streamable HTTP (kept privately)."""
     manager = getattr(server, "_session_manager", None)
     return len(getattr(manager, "_server_instances", ()) or ())
-
-
-def listen_streams(listen: ListenHandler) -> int:
-    """Modern clients listening for changes on `listen` (kept privately)."""
-    return len(getattr(listen, "_streams", ()) or ())
 
 
 def initialize_accepted(session: ServerSession) -> bool:

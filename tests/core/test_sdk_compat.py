@@ -22,7 +22,6 @@ from mcp.server.lowlevel import Server
 from mcp.server.session import ServerSession
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from mcp.shared.message import SessionMessage
 from starlette.requests import Request
@@ -91,12 +90,6 @@ def test_the_http_session_count_reads_the_session_manager() -> None:
     assert isinstance(manager._server_instances, dict)
     manager._server_instances["a-session"] = StreamableHTTPServerTransport("a-session")  # as a client connecting adds
     assert sdk_compat.http_sessions(server) == 1
-
-
-def test_the_listen_stream_count_reads_the_listen_handler() -> None:
-    listen = ListenHandler(InMemorySubscriptionBus())
-    assert isinstance(listen._streams, set)
-    assert sdk_compat.listen_streams(listen) == 0
 
 
 async def test_requests_of_one_connection_share_its_connection() -> None:

@@ -16,7 +16,7 @@ import urllib.error
 import urllib.request
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ import pytest
 from mcp import Client
 from mcp.client.extension import ClientExtension, NotificationBinding
 from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel, ConfigDict
 
 from mcpmanager.core.sdk_compat import send_raw
 from tests.helpers.asking_clients import Proxy, http_engine, proxy_client, tool_names
@@ -215,6 +216,99 @@ async def test_a_client_that_takes_tasks_gets_the_task_and_its_result(
                 await tasks_request(other, "tasks/get", ours)
             assert foreign.value.error.code == types.INVALID_PARAMS
         # (A 2026-07-28 client has no connection beyond its request: its task's unguessable id is the key.)
+
+
+class TaskNews(ClientExtension):
+    """A client's ears for task statuses, both flavours: the utility's `notifications/tasks/status`
+    on its connection (2025-11-25) and the extension's `notifications/tasks` on the listen streams it
+    opens (2026-07-28). It declares no tasks itself: each request that takes them says so, so a
+    listen that does not is refused."""
+
+    identifier = "com.example/task-news"
+
+    def __init__(self) -> None:
+        self.heard: list[dict[str, Any]] = []
+        self.acked: list[types.SubscriptionFilter] = []
+
+    def notifications(self) -> list[NotificationBinding[Any]]:
+        return [
+            NotificationBinding(method=method, params_type=AnyParams, handler=self.on)
+            for method in ("notifications/tasks/status", "notifications/tasks")
+        ]
+
+    async def on(self, params: AnyParams) -> None:
+        self.heard.append(params.model_dump(mode="json", by_alias=True))
+
+    async def on_message(self, message: Any) -> None:
+        if isinstance(message, types.SubscriptionsAcknowledgedNotification):
+            self.acked.append(message.params.notifications)
+
+    def of(self, task_id: str) -> list[dict[str, Any]]:
+        return [heard for heard in self.heard if heard.get("taskId") == task_id]
+
+
+class AnyParams(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+@asynccontextmanager
+async def listening(client: Client, news: TaskNews, task_ids: list[str]) -> AsyncIterator[dict[str, Any]]:
+    """A 2026-07-28 client's `subscriptions/listen` naming `task_ids` (the SDK's `listen` takes no
+    extension's filter: sent raw), open until the block ends; its acknowledged filter."""
+    before = len(news.acked)
+    params = {"notifications": {"toolsListChanged": True, "taskIds": task_ids}}
+    async with anyio.create_task_group() as group:
+        group.start_soon(lambda: send_raw(client, "subscriptions/listen", params, None, extensions={EXTENSION: {}}))
+        await wait_for(lambda: len(news.acked) > before, timeout=TIMEOUT)
+        yield news.acked[-1].model_dump(mode="json", by_alias=True, exclude_none=True)
+        group.cancel_scope.cancel()
+
+
+async def test_a_task_status_reaches_the_client_that_took_the_task_alone(
+    proxy: Proxy, transport: str, era: str, tmp_path: Path
+) -> None:
+    """A utility server (`one`) announces a task's status: the client that took the task hears it
+    under its own id, in its flavour (on its connection, or on the listen stream that named the task,
+    the result inlined), and another client, with a task of its own, hears only of that one."""
+    news, other_news = TaskNews(), TaskNews()
+    label = f"g-{uuid.uuid4().hex[:8]}"
+    async with (
+        client_of(proxy, transport, era, tmp_path / "a", extensions=[news], message_handler=news.on_message) as client,
+        client_of(
+            proxy, transport, era, tmp_path / "b", extensions=[other_news], message_handler=other_news.on_message
+        ) as other,
+    ):
+        # Long enough that the listen is open before it ends (it opens in milliseconds).
+        ours = (await call_as_task(client, "one__slow_job", 3, label))["taskId"]
+        theirs = (await call_as_task(other, "one__slow_job", 60, f"{label}-other"))["taskId"]
+        async with AsyncExitStack() as streams:
+            if modern(client):
+                polled = (await call_as_task(client, "two__slow_job", 60, label))["taskId"]
+                acked = await streams.enter_async_context(listening(client, news, [ours, "made-up", polled]))
+                # Only what it will hear of: not an id mcpmanager never gave, nor a task of a
+                # 2026-07-28 server (which announces on a listen stream mcpmanager does not open).
+                assert acked == {"toolsListChanged": True, "taskIds": [ours]}
+                assert (await streams.enter_async_context(listening(other, other_news, [theirs])))["taskIds"] == [
+                    theirs
+                ]
+                with pytest.raises(MCPError) as undeclared:  # naming tasks without declaring the extension
+                    await send_raw(client, "subscriptions/listen", {"notifications": {"taskIds": [ours]}}, TIMEOUT)
+                assert undeclared.value.error.code == types.MISSING_REQUIRED_CLIENT_CAPABILITY
+                await tasks_request(client, "tasks/cancel", polled)
+            await wait_for(lambda: any(s["status"] == "completed" for s in news.of(ours)), timeout=TIMEOUT)
+            completed = next(s for s in news.of(ours) if s["status"] == "completed")
+            if modern(client):  # the extension's full task, on the stream that asked for it
+                assert text_of(completed["result"]) == f"done {label} after 3 s"
+                assert completed["ttlMs"] == 600_000 and completed["pollIntervalMs"] == 200
+                assert completed["_meta"]["io.modelcontextprotocol/subscriptionId"] is not None
+            else:  # the utility's task, no result
+                assert completed["ttl"] == 600_000 and "result" not in completed
+            assert f"task-{label}" not in [s["taskId"] for s in news.heard]  # never the server's own id
+            await tasks_request(other, "tasks/cancel", theirs)
+            await wait_for(lambda: any(s["status"] == "cancelled" for s in other_news.of(theirs)), timeout=TIMEOUT)
+            await client.list_tools()  # (a round trip: what it was sent before this has arrived)
+            assert not other_news.of(ours) and not news.of(theirs)
+            assert {s["taskId"] for s in other_news.heard} == {theirs}
 
 
 async def test_a_client_that_takes_no_task_gets_the_result_past_call_timeout(

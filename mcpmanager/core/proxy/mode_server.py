@@ -25,7 +25,6 @@ from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import (
     InMemorySubscriptionBus,
-    ListenHandler,
     PromptsListChanged,
     ResourcesListChanged,
     ResourceUpdated,
@@ -41,10 +40,11 @@ from mcpmanager.core.proxy import meta_tools as meta
 from mcpmanager.core.proxy import wire_lane
 from mcpmanager.core.proxy.connections import Connections
 from mcpmanager.core.proxy.fast_lane import FastLane
+from mcpmanager.core.proxy.listen_streams import ListenStreams
 from mcpmanager.core.proxy.passthrough import Passthrough
 from mcpmanager.core.proxy.tasks import Tasks
 from mcpmanager.core.proxy.wire_lane import WireLane
-from mcpmanager.core.sdk_compat import http_sessions, listen_streams, without_telemetry
+from mcpmanager.core.sdk_compat import http_sessions, without_telemetry
 from mcpmanager.core.supervisor.task_calls import EXTENSION
 
 logger = logging.getLogger(__name__)
@@ -137,9 +137,11 @@ class ModeServer:
         self._lane = lane
         connections.on_close(self._forget)
         # Modern clients' listen streams, one bus per view of the tools (with MCP Apps or without), so a
-        # change only one view sees reaches only its clients; `close_listens` ends them all.
+        # change only one view sees reaches only its clients; `close_listens` ends them all. They carry
+        # the statuses of the tasks they name, too (`Tasks.watch`).
         self.buses = {apps: InMemorySubscriptionBus() for apps in (False, True)}
-        self.listens = {apps: ListenHandler(bus) for apps, bus in self.buses.items()}
+        watch = tasks.watch if tasks is not None else None
+        self.listens = {apps: ListenStreams(bus, watch) for apps, bus in self.buses.items()}
         # Handshake-era clients get list_changed on their connection's standalone channel; the
         # session object of their latest request is how we reach it (one entry per connection).
         self._legacy_sessions: dict[int, ServerSession] = {}
@@ -223,7 +225,7 @@ class ModeServer:
     def clients(self) -> int:
         """Clients connected now: HTTP sessions of the handshake era and modern clients listening
         for changes (stdio serves one client)."""
-        return http_sessions(self.server) + sum(listen_streams(listen) for listen in self.listens.values())
+        return http_sessions(self.server) + sum(listen.count() for listen in self.listens.values())
 
     def close_listens(self) -> None:
         """End every modern client's listen stream."""

@@ -5,6 +5,9 @@ task, polled, instead of answering the call itself.
   handshake-era client sending `task` on its tools/call) gets the task: mcpmanager gives it an id of
   its own, opaque, mapped to (server, the server's id), so two servers' ids never meet and a client
   cannot name another server's task; its `tasks/*` requests go to the owner under the server's id.
+* A server's announcement of a task's status reaches the client that took the task, under its id:
+  on the connection of a handshake-era client (`notifications/tasks/status`), on the listen streams
+  that named it for a 2026-07-28 client (`notifications/tasks`, `watch`).
 * Any other client never sees a task: mcpmanager runs it for the call (`_run`: poll, honouring
   `pollIntervalMs`, answer its questions, report progress) and answers with the result, bounded by
   `supervisor.taskTimeout`; the client giving up (cancel, disconnect) cancels the task on the server.
@@ -35,6 +38,7 @@ from pydantic import TypeAdapter, ValidationError
 from mcpmanager.core.proxy.asking import ClientAsks
 from mcpmanager.core.proxy.callers import Caller, Callers
 from mcpmanager.core.proxy.connections import Connections
+from mcpmanager.core.proxy.listen_streams import Deliver
 from mcpmanager.core.proxy.task_wire import (
     Wanted,
     check_named,
@@ -90,6 +94,7 @@ class Tasks:
         self._tasks: dict[str, _Task] = {}  # our id → the task
         self._ours: dict[tuple[str, str], str] = {}  # (server, its id) → our id
         self._heard: dict[tuple[str, str], asyncio.Event] = {}  # runs waiting for a status
+        self._watchers: dict[str, dict[object, Deliver]] = {}  # our id → the listen streams following it
         # Each tools/call in flight, by its request (`_request`): what it says about tasks. Looked up
         # by the request a call is made for *now*, not the one that began it: after a round of
         # questions (a server's, or an approval) the client's retry is the request that must carry
@@ -262,6 +267,7 @@ class Tasks:
         return ours
 
     def _forget(self, ours: str) -> None:
+        self._watchers.pop(ours, None)
         task = self._tasks.pop(ours, None)
         if task is not None:
             self._ours.pop((task.server, task.server_id), None)
@@ -285,14 +291,60 @@ class Tasks:
             event.set()
         ours = self._ours.get((server, server_id))
         task = self._tasks.get(ours) if ours is not None else None
-        if ours is None or task is None or task.session is None:
+        if ours is None or task is None:
             return
-        fields = for_client(snapshot, ours, modern=False)
-        try:
-            params = types.TaskStatusNotificationParams.model_validate(fields, by_name=False)
-            await task.session.send_notification(cast(Any, types.TaskStatusNotification(params=params)))
-        except Exception as exc:  # a gone client, or a status no client could read
-            logger.debug("task status not passed on: %s", exc)
+        if task.session is not None:
+            await _tell_connection(task.session, for_client(snapshot, ours, modern=False))
+        if self._watchers.get(ours):
+            await self._tell_listeners(ours, task, snapshot)
+
+    async def _tell_listeners(self, ours: str, task: _Task, snapshot: Snapshot) -> None:
+        """`notifications/tasks` carries the task as `tasks/get` would answer it: a utility server's
+        ended task with its result or error, which its announcement lacks (read from `tasks/result`)."""
+        detailed = dict(snapshot)
+        downstream = self.servers.get(task.server)
+        if task.how == "utility" and detailed.get("status") in ("completed", "failed") and downstream is not None:
+            try:
+                detailed.update(await task_calls.payload(downstream, task.server_id))
+            except Exception as exc:  # no result to give: the client reads it with tasks/get
+                logger.debug("task %s: its result for a listener could not be read: %s", task.server_id, exc)
+                return
+        fields = for_client(detailed, ours, modern=True)
+        for deliver in list(self._watchers.get(ours, {}).values()):
+            deliver(fields)
+
+    def watch(
+        self, ctx: ServerRequestContext[Any, Any], task_ids: list[str], deliver: Deliver
+    ) -> tuple[list[str], Callable[[], None]]:
+        """A 2026-07-28 listen stream that names tasks (`taskIds`): the ones it will hear of, and how
+        to stop. Those are the tasks mcpmanager gave a 2026-07-28 client (their unguessable ids are
+        the key: such a client has no connection to own them by) on a server that announces statuses,
+        the 2025-11-25 utility's. A 2026-07-28 server announces them only on a listen stream of its
+        own, which mcpmanager does not open: those tasks are polled, and not acknowledged."""
+        if not tasks_wanted(ctx).takes:
+            raise MCPError(
+                types.MISSING_REQUIRED_CLIENT_CAPABILITY,
+                f"Task notifications need the {EXTENSION} extension declared.",
+                {"requiredCapabilities": {"extensions": {EXTENSION: {}}}},
+            )
+        token = object()
+        watched: list[str] = []
+        for ours in dict.fromkeys(task_ids):
+            task = self._tasks.get(ours)
+            if task is None or task.owner is not None or task.how != "utility":
+                continue
+            self._watchers.setdefault(ours, {})[token] = deliver
+            watched.append(ours)
+
+        def unwatch() -> None:
+            for ours in watched:
+                following = self._watchers.get(ours)
+                if following is not None:
+                    following.pop(token, None)
+                    if not following:
+                        del self._watchers[ours]
+
+        return watched, unwatch
 
     # The tasks/* requests -------------------------------------------------------------------------
 
@@ -385,6 +437,15 @@ class Tasks:
             )
         await _guarded(downstream, task_calls.update(downstream, task.server_id, params.input_responses or {}))
         return {}
+
+
+async def _tell_connection(session: ServerSession, fields: dict[str, Any]) -> None:
+    """The utility's `notifications/tasks/status`, on a handshake-era client's connection."""
+    try:
+        params = types.TaskStatusNotificationParams.model_validate(fields, by_name=False)
+        await session.send_notification(cast(Any, types.TaskStatusNotification(params=params)))
+    except Exception as exc:  # a gone client, or a status no client could read
+        logger.debug("task status not passed on: %s", exc)
 
 
 def _request(ctx: ServerRequestContext[Any, Any]) -> tuple[int, Any]:
