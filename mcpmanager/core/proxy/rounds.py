@@ -16,8 +16,16 @@ either era too. `Rounds` runs each such request so that every pairing works:
 
 Every request sent for a client tells a 2026-07-28 server that client's capabilities (`envelope`).
 
+A retry may leave some of a round unanswered. Questions under mcpmanager's keys (a handshake-era
+server's, mcpmanager's own) are asked again, in a new round of just those (and whatever the given
+answers bring on) under the same keys; a 2026-07-28 server's round is its own, so it gets the
+answers as they came and asks again itself if it wants. An answer under a key the round did not
+ask is refused (-32602) and the round kept for a proper retry.
+
 A parked request whose client never comes back is released after `PARK_EXPIRY`: the server is
-told the client did not answer.
+told the client did not answer. (A 2026-07-28 client leaves no connection to watch for that: each
+of its requests is one of its own.) While parked, it still counts as its client's request in flight
+on its server (`callers`).
 """
 
 from __future__ import annotations
