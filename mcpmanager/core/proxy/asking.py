@@ -36,6 +36,9 @@ logger = logging.getLogger(__name__)
 
 ROOTS_WAIT = 5.0  # seconds a connected client gets to say its roots when no call is in flight
 Answer = types.InputResponse | types.ErrorData
+# A 2026-07-28 server's question the client's retry did not answer (`rounds`): left out of what the
+# server is sent, so the server, whose round it is, decides (most ask again).
+UNANSWERED = types.ErrorData(code=types.INVALID_PARAMS, message="The client's retry did not answer this question.")
 
 
 def _refusal(message: str) -> types.ErrorData:
@@ -185,7 +188,8 @@ class ClientAsks:
         code the spec gives) for a question the client did not declare it can answer, the rest put
         to the client: all at once under the server's keys (a 2026-07-28 client), or one by one
         (a handshake-era client, asked by mcpmanager). A question that cannot be answered ends the
-        request (`CannotAsk`: a tool call's text, as where a handshake-era server is refused)."""
+        request (`CannotAsk`: a tool call's text, as where a handshake-era server is refused). A
+        question the client's retry left unanswered is left out: the server asks again if it wants."""
         answers: dict[str, Answer] = {}
         asked: dict[str | None, types.InputRequest] = {}
         configured = self._configured_roots(caller.server)
@@ -201,6 +205,8 @@ class ClientAsks:
         else:
             replies = {key: await ask_caller(caller, request) for key, request in asked.items()}
         for asked_key, reply in replies.items():
+            if reply is UNANSWERED:
+                continue
             if isinstance(reply, types.ErrorData):
                 raise CannotAsk.from_error_data(reply)
             if isinstance(reply, types.ListRootsResult):

@@ -7,13 +7,21 @@ its requests a server's request relates to, so the rule is by what is in flight 
 * one client has requests in flight there: that client (its latest request);
 * none: nobody can be meant (roots fall back to what all clients said: see `asking`);
 * several clients: mcpmanager cannot tell which, and refuses rather than ask the wrong person.
+
+A client is its connection: a handshake-era client's, or the pipe a 2026-07-28 client's requests
+come on (`serve --stdio`, `connect`), whose requests are each a connection of their own in the SDK
+but all one client's. Over HTTP a 2026-07-28 request carries nothing that says whose it is, so each
+is a client of its own. A parked request (`rounds`: its round delivered, the client's retry awaited)
+still counts: a handshake-era server may go on asking for it (a question of the call's that comes
+after the round went out, which it asked concurrently with the first), so a question asked while it
+waits and another client's request runs could be either's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +31,7 @@ from mcp.server.context import ServerRequestContext
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpmanager.core.proxy.connections import Connections
+from mcpmanager.core.sdk_compat import modern_outbound
 from mcpmanager.core.supervisor.tool_calls import ProgressCallback
 
 # One question a modern client must answer before the parked request can go on (see `rounds`): the
@@ -39,6 +48,8 @@ class Caller:
     server: str
     ctx: ServerRequestContext[Any]
     key: int  # its client connection (`Connections`)
+    # Who the client is (`client_of`): its connection key, or a 2026-07-28 client's pipe.
+    client: Hashable = None
     # A modern client is asked by returning an InputRequiredResult from this request; questions wait
     # here for it. None where the request cannot carry one (completion, a handshake-era client).
     questions: asyncio.Queue[Question] | None = None
@@ -79,7 +90,8 @@ class Callers:
         InputRequiredResult (tools/call, prompts/get, resources/read)."""
         modern = ctx.session.protocol_version in MODERN_PROTOCOL_VERSIONS
         key = self.connections.key(ctx.session)
-        caller = Caller(server, ctx, key, asyncio.Queue() if parkable and modern else None)
+        questions: asyncio.Queue[Question] | None = asyncio.Queue() if parkable and modern else None
+        caller = Caller(server, ctx, key, questions=questions, client=client_of(ctx, key))
         self._on.setdefault(server, []).append(caller)
         return caller
 
@@ -102,13 +114,19 @@ class Callers:
         callers = self._on.get(server)
         if not callers:
             return f"no client request is in flight on server '{server}'"
-        connections = {c.key for c in callers}
-        if len(connections) > 1:
+        clients = {c.client for c in callers}
+        if len(clients) > 1:
             return (
-                f"{len(connections)} clients have requests in flight on server '{server}' and mcpmanager "
+                f"{len(clients)} clients have requests in flight on server '{server}' and mcpmanager "
                 "cannot tell which one this is for"
             )
         return max(callers, key=lambda c: c.order)
+
+
+def client_of(ctx: ServerRequestContext[Any], key: int) -> Hashable:
+    """Who sent a request: the pipe of a 2026-07-28 client on one (all its requests share it), else
+    its connection (`key`: over HTTP a 2026-07-28 request's own)."""
+    return modern_outbound(ctx.session) or key
 
 
 def progress_token(ctx: ServerRequestContext[Any]) -> Any:

@@ -16,8 +16,16 @@ either era too. `Rounds` runs each such request so that every pairing works:
 
 Every request sent for a client tells a 2026-07-28 server that client's capabilities (`envelope`).
 
+A retry may leave some of a round unanswered. Questions under mcpmanager's keys (a handshake-era
+server's, mcpmanager's own) are asked again, in a new round of just those (and whatever the given
+answers bring on) under the same keys; a 2026-07-28 server's round is its own, so it gets the
+answers as they came and asks again itself if it wants. An answer under a key the round did not
+ask is refused (-32602) and the round kept for a proper retry.
+
 A parked request whose client never comes back is released after `PARK_EXPIRY`: the server is
-told the client did not answer.
+told the client did not answer. (A 2026-07-28 client leaves no connection to watch for that: each
+of its requests is one of its own.) While parked, it still counts as its client's request in flight
+on its server (`callers`).
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ import asyncio
 import itertools
 import logging
 import secrets
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -35,7 +43,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from mcpmanager.core.proxy.asking import ClientAsks
+from mcpmanager.core.proxy.asking import UNANSWERED, Answer, ClientAsks
 from mcpmanager.core.proxy.callers import Caller, Callers, Question
 from mcpmanager.core.supervisor.envelope import calling
 
@@ -48,6 +56,7 @@ MAX_ROUNDS = 10  # a server that keeps asking must not loop forever (the SDK's o
 
 R = TypeVar("R")
 Outcome = Any  # R | InputRequiredResult
+_Asked = tuple[types.InputRequest, "asyncio.Future[Answer]"]  # a question out with the client; its answer's way
 # Sends the request downstream for `caller`, with answers and state for the server (or None).
 Send = Callable[[Caller, types.InputResponses | None, str | None], Coroutine[Any, Any, Any]]
 
@@ -57,14 +66,29 @@ class _Parked(Generic[R]):
     caller: Caller
     task: asyncio.Task[Any]
     kind: str  # the request it answers (tools/call, prompts/get, resources/read): a retry must match
-    pending: dict[str, asyncio.Future[types.InputResponse | types.ErrorData]] = field(default_factory=dict)
+    # The round out with the client, by key: each question and where its answer goes.
+    pending: dict[str, _Asked] = field(default_factory=dict)
+    owned: set[str] = field(default_factory=set)  # the keys a 2026-07-28 server gave (its round)
+    # Our keys for questions without one: never a number used before in this request, so a key
+    # names one question across its rounds.
+    numbers: Iterator[int] = field(default_factory=itertools.count)
     expiry: asyncio.TimerHandle | None = None
 
-    def answer(self, responses: types.InputResponses) -> None:
-        for key, future in self.pending.items():
-            if not future.done():
-                future.set_result(responses.get(key) or _no_answer("sent no answer to it"))
+    def answer(self, responses: types.InputResponses) -> dict[str, _Asked]:
+        """Deliver the retry's answers; what it left unanswered: a server's own question is left out of
+        what its server gets (it asks again if it wants to), ours is returned, to ask again."""
+        missing = {}
+        for key, (request, future) in self.pending.items():
+            if future.done():
+                continue
+            if key in responses:
+                future.set_result(responses[key])
+            elif key in self.owned:
+                future.set_result(UNANSWERED)
+            else:
+                missing[key] = (request, future)
         self.pending = {}
+        return missing
 
 
 class Rounds:
@@ -122,54 +146,69 @@ class Rounds:
     async def resume(
         self, ctx: ServerRequestContext[Any], params: types.InputResponseRequestParams, kind: str
     ) -> Outcome:
-        """Go on with the parked request this retry names, its answers delivered to the server."""
+        """Go on with the parked request this retry names, its answers delivered to the server; what it
+        left unanswered of a round of ours goes back to the client as a round of its own."""
         state = params.request_state or ""
         parked = self._parked.get(state)
         if parked is None or parked.kind != kind:
             raise stale_state()
+        responses = params.input_responses or {}
+        unasked = sorted(set(responses) - set(parked.pending))
+        if unasked:  # refused before anything is used up: the client may retry the round properly
+            raise never_asked(unasked, sorted(parked.pending))
         del self._parked[state]
         if parked.expiry is not None:
             parked.expiry.cancel()
         parked.caller.ctx = ctx  # the retry is the request to reach from now on (progress, the next question)
         parked.caller.parked = False
-        parked.answer(params.input_responses or {})
-        return await self._wait(parked)
+        missing = parked.answer(responses)
+        return await self._wait(parked, missing)
 
-    async def _wait(self, parked: _Parked[Any]) -> Outcome:
+    async def _wait(self, parked: _Parked[Any], missing: dict[str, _Asked] | None = None) -> Outcome:
+        """Until the request ends or asks the client something: then park it with a round of those
+        questions (and of `missing`, questions of the last round the client did not answer)."""
         questions = parked.caller.questions
         assert questions is not None
-        asked = asyncio.ensure_future(questions.get())
+        gathered: list[Question] = []
         try:
-            await asyncio.wait({parked.task, asked}, return_when=asyncio.FIRST_COMPLETED)
+            # Missing answers are asked again at once, with whatever the answers just given bring on.
+            if missing or await _next_question(parked.task, questions, gathered):
+                await _settle(questions, gathered)
         except asyncio.CancelledError:  # the client gave up on its request: so do we
-            asked.cancel()
+            parked.pending.update(missing or {})
+            _refuse(_listed(gathered), "gave up on its request")
             _release(parked, "gave up on its request")
             raise
-        if not asked.done():
-            asked.cancel()
+        if not gathered and not missing:
             return parked.task.result()
-        gathered = [asked.result()]
-        await _settle(questions, gathered)
-        return self._park(parked, gathered)
+        if parked.task.done():  # it ended without these answers: nothing is left to ask
+            _refuse({**(missing or {}), **_listed(gathered)}, "was not asked: its request had ended")
+            return parked.task.result()
+        return self._park(parked, gathered, missing)
 
-    def _park(self, parked: _Parked[Any], gathered: list[Question]) -> types.InputRequiredResult:
+    def _park(
+        self, parked: _Parked[Any], gathered: list[Question], missing: dict[str, _Asked] | None = None
+    ) -> types.InputRequiredResult:
         token = PARK_PREFIX + secrets.token_urlsafe(18)
-        requests: types.InputRequests = {}
-        unkeyed: list[tuple[types.InputRequest, asyncio.Future[types.InputResponse | types.ErrorData]]] = []
+        parked.pending = dict(missing or {})  # asked again under the keys the client saw them by
+        parked.owned = set()
+        unkeyed: list[tuple[bool, types.InputRequest, asyncio.Future[Answer]]] = []
         for key, request, future in gathered:  # a 2026-07-28 server's keys as it wrote them
-            if key is None or key in requests:
-                unkeyed.append((request, future))
+            if key is None or key in parked.pending:
+                unkeyed.append((key is not None, request, future))
             else:
-                requests[key] = request
-                parked.pending[key] = future
-        numbered = (f"q{n}" for n in itertools.count() if f"q{n}" not in requests)  # ours: q0, q1...
-        for request, future in unkeyed:
+                parked.pending[key] = (request, future)
+                parked.owned.add(key)
+        numbered = (f"q{n}" for n in parked.numbers if f"q{n}" not in parked.pending)  # ours: q0, q1...
+        for owned, request, future in unkeyed:
             key = next(numbered)
-            requests[key] = request
-            parked.pending[key] = future
+            parked.pending[key] = (request, future)
+            if owned:  # (a server's key that one of ours already had: its question all the same)
+                parked.owned.add(key)
         self._parked[token] = parked
         parked.caller.parked = True
         parked.expiry = asyncio.get_running_loop().call_later(PARK_EXPIRY, self._expire, token)
+        requests: types.InputRequests = {key: request for key, (request, _future) in parked.pending.items()}
         return types.InputRequiredResult(input_requests=requests, request_state=token)
 
     def _expire(self, token: str) -> None:
@@ -181,6 +220,20 @@ class Rounds:
         """Release every parked request (the endpoint is going away)."""
         for token in list(self._parked):
             _release(self._parked.pop(token), "went away")
+
+
+async def _next_question(task: asyncio.Task[Any], questions: asyncio.Queue[Question], into: list[Question]) -> bool:
+    """Until the request ends (False) or asks something (True: the question put `into` the list)."""
+    asked = asyncio.ensure_future(questions.get())
+    try:
+        await asyncio.wait({task, asked}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if not asked.done():
+            asked.cancel()
+    if not asked.done() or asked.cancelled():
+        return False
+    into.append(asked.result())
+    return True
 
 
 async def _settle(questions: asyncio.Queue[Question], gathered: list[Question]) -> None:
@@ -206,9 +259,7 @@ def _release(parked: _Parked[Any], why: str) -> None:
     if parked.expiry is not None:
         parked.expiry.cancel()
     refusal = _no_answer(why)
-    for future in parked.pending.values():
-        if not future.done():
-            future.set_result(refusal)
+    _refuse(parked.pending, why)
     parked.pending = {}
     while caller.questions is not None and not caller.questions.empty():
         _key, _request, future = caller.questions.get_nowait()
@@ -218,12 +269,35 @@ def _release(parked: _Parked[Any], why: str) -> None:
     parked.task.add_done_callback(_consume)
 
 
+def _listed(gathered: list[Question]) -> dict[str, _Asked]:
+    """Gathered questions by their place (for refusing them all: their keys do not matter then)."""
+    return {str(n): (request, future) for n, (_key, request, future) in enumerate(gathered)}
+
+
+def _refuse(asked: dict[str, _Asked], why: str) -> None:
+    refusal = _no_answer(why)
+    for _request, future in asked.values():
+        if not future.done():
+            future.set_result(refusal)
+
+
 def stale_state() -> MCPError:
     """A retry whose requestState mcpmanager did not issue, or no longer holds (expired, already
     used, for another kind of request, tampered with): invalid params (SEP-2322), a JSON-RPC error."""
     return MCPError(
         types.INVALID_PARAMS,
         "This requestState is not one mcpmanager holds (expired, already used or altered): send the request anew.",
+    )
+
+
+def never_asked(keys: list[str], asked: list[str]) -> MCPError:
+    """A retry answering keys its round did not ask (nor mcpmanager answers itself): invalid params,
+    before any answer reaches a server."""
+    return MCPError(
+        types.INVALID_PARAMS,
+        f"inputResponses answers {', '.join(map(repr, keys))}, which this round did not ask (it asked "
+        f"{', '.join(map(repr, asked))}): retry with the same requestState, answering only those.",
+        {"unexpected": keys, "asked": asked},
     )
 
 

@@ -238,3 +238,96 @@ async def test_a_handshake_era_servers_concurrent_questions_reach_a_modern_clien
     answers: types.InputResponses = dict.fromkeys(first.input_requests or {}, REPLY)
     final = await setup.rounds.resume(ctx(session, 2), params(first.request_state, answers), "tools/call")
     assert isinstance(final, types.CallToolResult) and final.content[0].text == "all three"  # type: ignore[union-attr]
+
+
+async def test_a_question_the_parked_call_asks_after_its_round_went_out_is_asked_of_nobody_else() -> None:
+    """Why a parked call still counts: a handshake-era server may ask for it again while it waits
+    (here a second question, concurrent with the first, that comes after the first round went
+    out). Asked while another client's request runs, it could be either's: nobody is asked."""
+    setup = Setup()
+    later = asyncio.Event()
+    answers: list[types.CreateMessageResult | types.CreateMessageResultWithTools | types.ErrorData] = []
+
+    async def asks_again_while_waiting(
+        caller: Caller, responses: types.InputResponses | None, state: str | None
+    ) -> Any:
+        async def second() -> None:
+            await later.wait()
+            answers.append(await setup.asks.sample("srv", sample_request()))
+
+        await asyncio.gather(setup.asks.sample("srv", sample_request()), second())
+        return types.CallToolResult(content=[])
+
+    parked_client = FakeSession(MODERN)
+    first = await setup.rounds.run("srv", ctx(parked_client), params(), asks_again_while_waiting, "tools/call")
+    assert isinstance(first, types.InputRequiredResult) and len(first.input_requests or {}) == 1
+    other = FakeSession(LEGACY)
+    with setup.callers.working_for("srv", ctx(other)):
+        later.set()
+        for _ in range(100):
+            if answers:
+                break
+            await asyncio.sleep(0.01)
+    assert len(answers) == 1 and isinstance(answers[0], types.ErrorData), answers
+    assert "2 clients" in answers[0].message and other.asked == []
+    setup.rounds.close()
+
+
+async def test_a_retry_missing_answers_is_asked_them_again_with_what_the_given_ones_brought_on() -> None:
+    setup = Setup()
+    got: list[str] = []
+
+    async def two_then_a_follow_up(caller: Caller, responses: types.InputResponses | None, state: str | None) -> Any:
+        async def ask(then_more: bool) -> None:
+            answer = await setup.asks.sample("srv", sample_request())
+            got.append(type(answer).__name__)
+            if then_more:  # the answer to this one brings on another question
+                got.append(type(await setup.asks.sample("srv", sample_request())).__name__)
+
+        await asyncio.gather(ask(True), ask(False))
+        return types.CallToolResult(content=[types.TextContent(text="done")])
+
+    session = FakeSession(MODERN)
+    first = await setup.rounds.run("srv", ctx(session), params(), two_then_a_follow_up, "tools/call")
+    assert isinstance(first, types.InputRequiredResult)
+    assert list(first.input_requests or {}) == ["q0", "q1"]
+    again = await setup.rounds.resume(ctx(session, 2), params(first.request_state, {"q0": REPLY}), "tools/call")
+    assert isinstance(again, types.InputRequiredResult) and again.request_state != first.request_state
+    assert sorted(again.input_requests or {}) == ["q1", "q2"]  # the one left, and the follow-up, numbered anew
+    answers: types.InputResponses = {"q1": REPLY, "q2": REPLY}
+    final = await setup.rounds.resume(ctx(session, 3), params(again.request_state, answers), "tools/call")
+    assert isinstance(final, types.CallToolResult) and final.content[0].text == "done"  # type: ignore[union-attr]
+    assert got == ["CreateMessageResult"] * 3
+
+
+async def test_questions_left_unanswered_are_not_asked_again_once_the_request_has_ended() -> None:
+    """A server that stops waiting for an answer (it finished without it): the retry gets the result."""
+    setup = Setup()
+
+    async def gives_up_on_the_second(caller: Caller, responses: types.InputResponses | None, state: str | None) -> Any:
+        second = asyncio.ensure_future(setup.asks.sample("srv", sample_request()))
+        await setup.asks.sample("srv", sample_request())
+        second.cancel()
+        return types.CallToolResult(content=[types.TextContent(text="enough")])
+
+    session = FakeSession(MODERN)
+    first = await setup.rounds.run("srv", ctx(session), params(), gives_up_on_the_second, "tools/call")
+    assert isinstance(first, types.InputRequiredResult) and list(first.input_requests or {}) == ["q0", "q1"]
+    final = await setup.rounds.resume(ctx(session, 2), params(first.request_state, {"q0": REPLY}), "tools/call")
+    assert isinstance(final, types.CallToolResult) and final.content[0].text == "enough"  # type: ignore[union-attr]
+    assert setup.rounds.parked() == 0
+
+
+async def test_an_answer_to_a_key_never_asked_is_refused_naming_it_and_the_round_is_kept() -> None:
+    setup = Setup()
+    session = FakeSession(MODERN)
+    first = await setup.rounds.run("srv", ctx(session), params(), setup.sampling_tool(), "tools/call")
+    assert isinstance(first, types.InputRequiredResult)
+    with pytest.raises(MCPError) as refused:
+        await setup.rounds.resume(
+            ctx(session, 2), params(first.request_state, {"q0": REPLY, "q7": REPLY}), "tools/call"
+        )
+    assert refused.value.error.code == types.INVALID_PARAMS and "'q7'" in refused.value.error.message
+    assert refused.value.error.data == {"unexpected": ["q7"], "asked": ["q0"]}
+    final = await setup.rounds.resume(ctx(session, 3), params(first.request_state, {"q0": REPLY}), "tools/call")
+    assert isinstance(final, types.CallToolResult) and final.content[0].text == "got 42"  # type: ignore[union-attr]
