@@ -39,7 +39,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextvars import ContextVar
 from typing import Any, cast
 
@@ -213,14 +213,16 @@ class WireLane:
         request: object,
         session_for: SessionFor,
         lifespan: Any = None,
+        headers: Mapping[str, str] | None = None,
     ) -> ServerRequestContext[Any, Any] | None:
         """The context of a 2026-07-28 client's call whose `_meta` is its envelope (and trace
-        context), checked and built as the SDK's modern entries do; None for anything they would
+        context), checked and built as the SDK's modern entries do (`headers`: an HTTP request's,
+        checked against the envelope as its entry checks them); None for anything they would
         refuse or that asks more of `_meta` (a progress token: the session's)."""
         meta = params.get("_meta")
         if type(meta) is not dict or not _ENVELOPE_KEYS.issuperset(meta):
             return None
-        route = classify_inbound_request({"method": "tools/call", "params": params})
+        route = classify_inbound_request({"method": "tools/call", "params": params}, headers=headers)
         if isinstance(route, InboundLadderRejection):
             return None
         version = route.protocol_version
@@ -243,10 +245,17 @@ class WireLane:
         )
 
     def exchange(
-        self, params: object, request_id: object, request: object, deliver: Deliver, lifespan: Any
+        self,
+        params: object,
+        request_id: object,
+        request: object,
+        deliver: Deliver,
+        lifespan: Any,
+        headers: Mapping[str, str],
     ) -> Exchange | None:
         """A 2026-07-28 HTTP client's call, which came in a POST of its own (`serve/modern_first`),
-        when the lane takes it (decided at once); what the server sends about it goes to `deliver`.
+        with these (lowercase) `headers`, when the lane takes it (decided at once); what the server
+        sends about it goes to `deliver`.
         Its answer: `answer_exchange`. (Such calls are no connection's, so they are not kept by id:
         the client cancels one by closing its POST.)"""
         if self._closed or type(params) is not dict or type(request_id) not in (int, str):
@@ -258,7 +267,7 @@ class WireLane:
         def session_for(request_id: types.RequestId, version: str, meta: dict[str, Any]) -> ServerSession:
             return exchange_session(deliver, request_id, version, meta)
 
-        ctx = self._enveloped(params, request_id, request, session_for, lifespan)
+        ctx = self._enveloped(params, request_id, request, session_for, lifespan, headers)
         if ctx is None:
             return None
         taken = self._lane.admit(ctx, self._meta_tools)

@@ -28,8 +28,6 @@ import pydantic_core
 from mcp.server.streamable_http import check_accept_headers
 from mcp.shared.inbound import (
     ERROR_CODE_HTTP_STATUS,
-    InboundLadderRejection,
-    classify_inbound_request,
     find_duplicated_routing_header,
     validate_mcp_param_headers,
 )
@@ -96,16 +94,15 @@ def _exchange(
         return None
     if decoded.get("jsonrpc") != "2.0" or "id" not in decoded:
         return None
-    raw = request.scope["headers"]
-    if find_duplicated_routing_header((k.decode("latin-1"), v.decode("latin-1")) for k, v in raw) is not None:
-        return None
-    if isinstance(classify_inbound_request(decoded, headers=dict(request.headers)), InboundLadderRejection):
+    headers = request.headers
+    if find_duplicated_routing_header(headers.items()) is not None:  # (the envelope's ladder: the lane's)
         return None
     params = decoded.get("params")
     if type(params) is not dict:
         return None
     arguments = params.get("arguments")
-    if arguments or any(k.startswith(_PARAM_PREFIX) for k, _ in raw):  # (no values, no headers: nothing to check)
+    # (no values and no `Mcp-Param-*` headers: nothing to check)
+    if arguments or any(k.startswith(_PARAM_PREFIX) for k, _ in request.scope["headers"]):
         if type(arguments) is not dict and arguments is not None:
             return None
         lookup = server.get_tool_input_schema
@@ -115,10 +112,10 @@ def _exchange(
             return None
         if schema is None:
             return None  # (no schema to check against: the entry decides as it does)
-        if validate_mcp_param_headers(schema, arguments or {}, request.headers) is not None:
+        if validate_mcp_param_headers(schema, arguments or {}, headers) is not None:
             return None  # (refused: the entry says why)
     reply = _Reply(send)
-    exchange = lane.exchange(params, decoded["id"], request, reply.notify, lifespan)
+    exchange = lane.exchange(params, decoded["id"], request, reply.notify, lifespan, dict(headers))
     return None if exchange is None else (exchange, reply)
 
 
