@@ -5,8 +5,8 @@ servers (the conformance fixture as a handshake-era server, `--handshake-only`; 
 - a retry that answers part of a round: a handshake-era server is told what was answered and the
   client is asked the rest again (only those questions, under the same keys, a new requestState);
   a 2026-07-28 server gets the partial answers untouched (its round, its re-ask);
-- a retry answering a key the round never asked is refused with -32602 naming it, and the round
-  stays open for a proper retry;
+- a retry answering a key the round never asked has that answer ignored: a 2026-07-28 server never
+  sees it, a handshake-era server's call finishes, or is asked again only what is still missing;
 - a round abandoned by a client on a pipe (`serve --stdio`, `connect`) does not make that same
   client's next call's question ambiguous; two clients over HTTP, where requests carry no identity,
   still are (mcpmanager cannot tell the abandoned round's client from the other one).
@@ -123,29 +123,27 @@ async def test_a_2026_servers_round_gets_a_partial_answer_as_the_client_sent_it(
 
 
 @pytest.mark.parametrize("transport", PARTIAL)
-async def test_an_answer_to_a_question_never_asked_is_refused_and_the_round_stays_open(
-    proxy: Proxy, transport: str, tmp_path: Path
-) -> None:
+async def test_an_answer_to_a_question_never_asked_is_ignored(proxy: Proxy, transport: str, tmp_path: Path) -> None:
     old_tool, new_tool = f"old_unasked__{MULTIPLE}", "rs_unasked__ask_two"
+    form = types.ElicitResult(action="accept", content={"value": "x"})
     async with proxy_client(proxy, transport, "auto", tmp_path, **Answering().callbacks()) as client:
         await wait_for_tools(client, {old_tool, new_tool})
-        old = round_of(await call(client, old_tool))
-        by_method: dict[str, Response] = {
-            "elicitation/create": NAME,
-            "sampling/createMessage": GREETING,
-            "roots/list": ROOTS,
-        }
-        answers: types.InputResponses = {key: by_method[method] for method, key in keys_by_method(old).items()}
+        # A 2026-07-28 server gets the answers to its questions, not the stray one.
         new = round_of(await call(client, new_tool))
-        form = types.ElicitResult(action="accept", content={"value": "x"})
         both: types.InputResponses = {"user_name": form, "favourite_colour": form}
-        for tool, state, right in ((old_tool, old.request_state, answers), (new_tool, new.request_state, both)):
-            with pytest.raises(MCPError) as refused:
-                await call(client, tool, {**right, "zz_never_asked": form}, state)
-            error = refused.value.error
-            assert error.code == types.INVALID_PARAMS and "zz_never_asked" in error.message, error
-            final = await call(client, tool, right, state)  # the same state: nothing was used up
-            assert isinstance(final, types.CallToolResult) and not final.is_error, final
+        final = await call(client, new_tool, {**both, "zz_never_asked": form}, new.request_state)
+        assert isinstance(final, types.CallToolResult) and not final.is_error, final
+        assert json.loads(text_of(final))["keys"] == ["favourite_colour", "user_name"]
+        # A handshake-era server's round (mcpmanager's keys): what is missing is asked again, the
+        # stray key neither answers it nor comes back in the new round.
+        old = round_of(await call(client, old_tool))
+        keys = keys_by_method(old)
+        partial: types.InputResponses = {keys["elicitation/create"]: NAME, keys["sampling/createMessage"]: GREETING}
+        again = round_of(await call(client, old_tool, {**partial, "zz_never_asked": ROOTS}, old.request_state))
+        assert list(again.input_requests or {}) == [keys["roots/list"]]
+        done = await call(client, old_tool, {keys["roots/list"]: ROOTS, "zz_never_asked": form}, again.request_state)
+    assert isinstance(done, types.CallToolResult) and not done.is_error, done
+    assert text_of(done) == "Name: ada; Greeting: hello there; Roots: 1"
 
 
 @pytest.mark.parametrize("transport", PIPES)

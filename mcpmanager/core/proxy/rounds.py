@@ -20,7 +20,7 @@ A retry may leave some of a round unanswered. Questions under mcpmanager's keys 
 server's, mcpmanager's own) are asked again, in a new round of just those (and whatever the given
 answers bring on) under the same keys; a 2026-07-28 server's round is its own, so it gets the
 answers as they came and asks again itself if it wants. An answer under a key the round did not
-ask is refused (-32602) and the round kept for a proper retry.
+ask is ignored: it reaches no server, and the retry goes on as if it were not there.
 
 A parked request whose client never comes back is released after `PARK_EXPIRY`: the server is
 told the client did not answer. (A 2026-07-28 client leaves no connection to watch for that: each
@@ -152,10 +152,9 @@ class Rounds:
         parked = self._parked.get(state)
         if parked is None or parked.kind != kind:
             raise stale_state()
-        responses = params.input_responses or {}
-        unasked = sorted(set(responses) - set(parked.pending))
-        if unasked:  # refused before anything is used up: the client may retry the round properly
-            raise never_asked(unasked, sorted(parked.pending))
+        # An answer under a key this round did not ask is ignored (the spec's SHOULD for what a
+        # server does not recognise): it answers nothing, so it reaches no server.
+        responses = {key: value for key, value in (params.input_responses or {}).items() if key in parked.pending}
         del self._parked[state]
         if parked.expiry is not None:
             parked.expiry.cancel()
@@ -287,17 +286,6 @@ def stale_state() -> MCPError:
     return MCPError(
         types.INVALID_PARAMS,
         "This requestState is not one mcpmanager holds (expired, already used or altered): send the request anew.",
-    )
-
-
-def never_asked(keys: list[str], asked: list[str]) -> MCPError:
-    """A retry answering keys its round did not ask (nor mcpmanager answers itself): invalid params,
-    before any answer reaches a server."""
-    return MCPError(
-        types.INVALID_PARAMS,
-        f"inputResponses answers {', '.join(map(repr, keys))}, which this round did not ask (it asked "
-        f"{', '.join(map(repr, asked))}): retry with the same requestState, answering only those.",
-        {"unexpected": keys, "asked": asked},
     )
 
 

@@ -318,16 +318,36 @@ async def test_questions_left_unanswered_are_not_asked_again_once_the_request_ha
     assert setup.rounds.parked() == 0
 
 
-async def test_an_answer_to_a_key_never_asked_is_refused_naming_it_and_the_round_is_kept() -> None:
+async def test_an_answer_to_a_key_never_asked_is_ignored_and_the_servers_round_goes_on_without_it() -> None:
+    """A 2026-07-28 server's round: the server gets the answers it asked for, and nothing else."""
+    setup = Setup()
+    seen: list[types.InputResponses | None] = []
+
+    async def modern_server(caller: Caller, answers: types.InputResponses | None, state: str | None) -> Any:
+        seen.append(answers)
+        if answers is None:
+            question = types.CreateMessageRequest(params=sample_request())
+            return types.InputRequiredResult(input_requests={"s": question}, request_state="server-state")
+        return types.CallToolResult(content=[types.TextContent(text=f"answered {sorted(answers)}")])
+
+    session = FakeSession(MODERN)
+    first = await setup.rounds.run("srv", ctx(session), params(), modern_server, "tools/call")
+    assert isinstance(first, types.InputRequiredResult) and list(first.input_requests or {}) == ["s"]
+    retry = params(first.request_state, {"s": REPLY, "q7": REPLY})
+    final = await setup.rounds.resume(ctx(session, 2), retry, "tools/call")
+    assert isinstance(final, types.CallToolResult) and final.content[0].text == "answered ['s']"  # type: ignore[union-attr]
+    assert seen == [None, {"s": REPLY}]  # "q7" reached no server
+    assert setup.rounds.parked() == 0
+
+
+async def test_a_retry_answering_only_keys_never_asked_is_asked_its_round_again() -> None:
+    """A round of mcpmanager's keys: the unknown key answers nothing, so what was asked is asked again."""
     setup = Setup()
     session = FakeSession(MODERN)
     first = await setup.rounds.run("srv", ctx(session), params(), setup.sampling_tool(), "tools/call")
-    assert isinstance(first, types.InputRequiredResult)
-    with pytest.raises(MCPError) as refused:
-        await setup.rounds.resume(
-            ctx(session, 2), params(first.request_state, {"q0": REPLY, "q7": REPLY}), "tools/call"
-        )
-    assert refused.value.error.code == types.INVALID_PARAMS and "'q7'" in refused.value.error.message
-    assert refused.value.error.data == {"unexpected": ["q7"], "asked": ["q0"]}
-    final = await setup.rounds.resume(ctx(session, 3), params(first.request_state, {"q0": REPLY}), "tools/call")
+    assert isinstance(first, types.InputRequiredResult) and list(first.input_requests or {}) == ["q0"]
+    again = await setup.rounds.resume(ctx(session, 2), params(first.request_state, {"q7": REPLY}), "tools/call")
+    assert isinstance(again, types.InputRequiredResult) and again.request_state != first.request_state
+    assert list(again.input_requests or {}) == ["q0"]  # the same question under its key, "q7" taken for nothing
+    final = await setup.rounds.resume(ctx(session, 3), params(again.request_state, {"q0": REPLY}), "tools/call")
     assert isinstance(final, types.CallToolResult) and final.content[0].text == "got 42"  # type: ignore[union-attr]
