@@ -391,7 +391,9 @@ def exchange_session(
 async def close_enveloped(session: ServerSession) -> None:
     """Unwind an `enveloped_session`'s connection, as the SDK's modern loop does after each request."""
     connection = connection_of(session)
-    if isinstance(connection, Connection):
+    # (most calls register nothing to unwind: the shielded, bounded close is then skipped, 6% of the
+    # engine's busy time on a 2026-07-28 HTTP call; a stack without the private deque is closed)
+    if isinstance(connection, Connection) and getattr(connection.exit_stack, "_exit_callbacks", True):
         await aclose_shielded(connection)
 
 

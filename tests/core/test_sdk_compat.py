@@ -17,6 +17,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.client.session import ClientSession
+from mcp.server.connection import Connection
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.session import ServerSession
@@ -269,6 +270,26 @@ async def test_a_session_for_a_request_the_dispatcher_never_saw_sends_as_the_req
         await client.list_tools()
     assert outcomes == [(False, True)] and logged == ["hi"]
     assert sdk_compat.request_session(object(), 1) is None  # not a dispatcher's connection
+
+
+async def test_an_exchange_session_s_connection_is_unwound_only_when_something_was_registered() -> None:
+    """`close_enveloped` skips the shielded close of an exit stack nothing was pushed on (the stack's
+    private deque, read with a fallback that closes): what was pushed is still unwound."""
+    meta = {types.CLIENT_CAPABILITIES_META_KEY: {}, types.CLIENT_INFO_META_KEY: {"name": "c", "version": "1"}}
+
+    async def deliver(message: object) -> None:
+        raise AssertionError("nothing is sent")
+
+    session = sdk_compat.exchange_session(deliver, 1, "2026-07-28", meta)
+    connection = sdk_compat.connection_of(session)
+    assert isinstance(connection, Connection)
+    assert not connection.exit_stack._exit_callbacks  # type: ignore[attr-defined]  # (the skip applies)
+    await sdk_compat.close_enveloped(session)
+    unwound: list[str] = []
+    connection.exit_stack.callback(unwound.append, "closed")
+    assert connection.exit_stack._exit_callbacks  # type: ignore[attr-defined]
+    await sdk_compat.close_enveloped(session)
+    assert unwound == ["closed"]
 
 
 # Streamable HTTP from the inside (`HttpTransport`, `HttpSessions`; `serve/json_first.py`) -----------
