@@ -4,6 +4,8 @@ Paths (the downstream is `tests/bench/echo_server.py` everywhere):
 
 - `direct-stdio`, `direct-http`, `direct-sse`: the client talks to the echo server itself (the
   baselines; `direct-sse` over the older SSE transport, which is what mcp-hub serves).
+- `floor-http`: `tests/bench/floor_relay.py`, the least a relay from HTTP to the stdio echo server
+  can do (bodies passed as they came, nothing checked): the floor under `serve-http`.
 - `serve-stdio`: `mcpmanager serve --stdio --mode direct`, the echo server below it.
 - `serve-http`: `mcpmanager serve --http --mode direct`.
 - `connect`: `mcpmanager connect --mode direct`, relaying to the `serve-http` engine over its local
@@ -53,8 +55,10 @@ from tests.helpers.engines import home_token, wait_for
 from tests.helpers.haproxy import unused_port
 
 ECHO_SERVER = Path(__file__).with_name("echo_server.py")
+FLOOR_RELAY = Path(__file__).with_name("floor_relay.py")
 BASELINE = {"serve-stdio": "direct-stdio", "connect": "direct-stdio", "connect-http": "direct-stdio"}
 BASELINE |= {"fastmcp-proxy": "direct-stdio", "serve-http": "direct-http", "mcp-hub": "direct-sse"}
+BASELINE |= {"floor-http": "direct-http"}
 # mcpmanager's path → the peer it is compared with (`connect`: what a desktop client reaches us by)
 PEERS = {"serve-stdio": "fastmcp-proxy", "serve-http": "mcp-hub", "connect": "mcp-hub"}
 FASTMCP_PROXY = """
@@ -136,6 +140,11 @@ async def open_paths(stack: AsyncExitStack, scratch: Path, peers: Path | None, e
         process([python, str(ECHO_SERVER), "--http", str(port)], scratch / "echo-http.log", echo_http)
     )
     paths.append(Route("direct-http", await http(found.group(1)), "echo"))
+    port = unused_port()
+    found = await stack.enter_async_context(
+        process([python, str(FLOOR_RELAY), str(port), str(ECHO_SERVER)], scratch / "floor.log", echo_http)
+    )
+    paths.append(Route("floor-http", await http(found.group(1)), "echo"))
     if peers is not None:  # (the baseline of a peer that serves only the SSE transport)
         port = unused_port()
         echo_sse = re.compile(r"ready (http://\S+/sse)")
