@@ -7,6 +7,8 @@ Paths (the downstream is `tests/bench/echo_server.py` everywhere):
 - `floor-http`: `tests/bench/floor_relay.py`, the least a relay from HTTP to the stdio echo server
   can do (bodies passed as they came, nothing checked): the floor under `serve-http`.
 - `serve-stdio`: `mcpmanager serve --stdio --mode direct`, the echo server below it.
+- `discovery-stdio`: `mcpmanager serve --stdio --mode discovery`, the echo tool called through the
+  `call_tool` meta-tool (against `serve-stdio`, the same call in direct mode).
 - `serve-http`: `mcpmanager serve --http --mode direct`.
 - `connect`: `mcpmanager connect --mode direct`, relaying to the `serve-http` engine over its local
   socket; `connect-http`: the same with `--http`, over its Streamable HTTP endpoint.
@@ -58,7 +60,8 @@ ECHO_SERVER = Path(__file__).with_name("echo_server.py")
 FLOOR_RELAY = Path(__file__).with_name("floor_relay.py")
 BASELINE = {"serve-stdio": "direct-stdio", "connect": "direct-stdio", "connect-http": "direct-stdio"}
 BASELINE |= {"fastmcp-proxy": "direct-stdio", "serve-http": "direct-http", "mcp-hub": "direct-sse"}
-BASELINE |= {"floor-http": "direct-http"}
+BASELINE |= {"floor-http": "direct-http", "discovery-stdio": "serve-stdio"}
+PING = {"text": "ping"}
 # mcpmanager's path → the peer it is compared with (`connect`: what a desktop client reaches us by)
 PEERS = {"serve-stdio": "fastmcp-proxy", "serve-http": "mcp-hub", "connect": "mcp-hub"}
 FASTMCP_PROXY = """
@@ -75,13 +78,14 @@ class Route:
     client: Client
     tool: str
     pid: int | None = None  # the process whose memory is reported (mcpmanager's engine)
+    arguments: dict[str, Any] = field(default_factory=lambda: PING)
     times: list[float] = field(default_factory=list)
     rounds: list[float] = field(default_factory=list)  # each round's p50
 
 
 async def call(path: Route) -> float:
     started = time.perf_counter()
-    result = await path.client.call_tool(path.tool, {"text": "ping"})
+    result = await path.client.call_tool(path.tool, path.arguments)
     elapsed = time.perf_counter() - started
     assert not result.is_error, result
     return elapsed
@@ -159,6 +163,10 @@ async def open_paths(stack: AsyncExitStack, scratch: Path, peers: Path | None, e
     paths.append(
         Route("serve-stdio", await stdio(python, serve, {**base_env, "MCPMANAGER_HOME": str(stdio_home)}), "echo")
     )
+    discovery = [*serve[:-3], "discovery", *serve[-2:]]
+    wrapped = {"tool_name": "echo", "arguments": PING}
+    client = await stdio(python, discovery, {**base_env, "MCPMANAGER_HOME": str(scratch / "home-discovery")})
+    paths.append(Route("discovery-stdio", client, "call_tool", arguments=wrapped))
 
     serving = re.compile(r"serving \d+ servers on (http://\S+/mcp)")
     command = [

@@ -247,9 +247,12 @@ async def test_a_2026_server_behind_a_handshake_era_client_is_answered_alike(tmp
 
 
 @pytest.mark.parametrize("via", VIAS)
-async def test_in_discovery_mode_a_catalogue_tool_by_name_takes_the_lane_and_meta_tools_do_not(
+async def test_in_discovery_mode_a_catalogue_tool_by_name_or_through_call_tool_takes_the_lane(
     tmp_path: Path, via: str
 ) -> None:
+    """Discovery's call_tool of a catalogue tool by its name is the call it wraps: the lane takes it and
+    answers it as the full path does (the record says "call_tool"); discover_tools, and a call_tool
+    whose name must be resolved or whose arguments repaired, go the full path."""
     async with engine_with(tmp_path, {"a": fixture("--name", "a")}, mode="discovery") as engine:
         lane = engine.router.fast_lane
         async with connected(engine, via, mode="legacy", cache=None) as client:
@@ -257,13 +260,25 @@ async def test_in_discovery_mode_a_catalogue_tool_by_name_takes_the_lane_and_met
             [echo] = [t.exposed for t in engine.catalogue.tools() if t.name == "echo"]
             found = await client.call_tool("discover_tools", {"query": "echo text back"})
             assert echo in text_of(found) and lane.taken == taken
-            result = await client.call_tool("call_tool", {"tool_name": echo, "arguments": {"text": "meta"}})
-            assert text_of(result) == "meta" and lane.taken == taken
+            wrapped = {"tool_name": echo, "arguments": {"text": "meta"}}
+            fast, full = await both_ways(engine, client, "call_tool", wrapped)
+            assert fast == full and fast[0]["content"][0]["text"] == "meta"
+            assert fast[1]["via"] == "call_tool" and fast[1]["called"] == echo and fast[1]["outcome"] == "ok"
+            taken = lane.taken
+            as_text = {"tool_name": echo, "arguments": json.dumps({"text": "stringified"})}  # models do
+            result = await client.call_tool("call_tool", as_text)
+            assert text_of(result) == "stringified" and lane.taken == taken + 1
+            result = await client.call_tool("call_tool", {"tool_name": echo, "arguments": {"txt": "renamed"}})
+            assert text_of(result) == "renamed" and lane.taken == taken + 1, "an argument to repair"
+            result = await client.call_tool("call_tool", {"tool_name": "a__echo", "arguments": {"text": "resolved"}})
+            assert text_of(result) == "resolved" and lane.taken == taken + 1, "a name to resolve"
+            result = await client.call_tool("call_tool", {"tool_name": echo, "arguments": "not json"})
+            assert result.is_error and "JSON" in text_of(result) and lane.taken == taken + 1, "arguments unreadable"
             result = await client.call_tool(echo, {"text": "direct by name"})
-            assert text_of(result) == "direct by name" and lane.taken == taken + 1
-            assert lane.ahead == piped(client)
+            assert text_of(result) == "direct by name" and lane.taken == taken + 2
+            assert lane.ahead == 3 * piped(client)
         records = [r for r in engine.router.activity.records() if r.called == echo]
-        assert records and records[-1].outcome == "ok" and records[-1].server == "a"
+        assert records and records[-1].outcome == "ok" and records[-1].server == "a" and records[-1].via == "direct"
 
 
 SCRIPTED = {"command": sys.executable, "args": [str(FIXTURES / "scripted_server.py")]}

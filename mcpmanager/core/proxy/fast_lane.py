@@ -1,5 +1,5 @@
-"""The fast lane for the common tools/call: a tool named by its exposed name, with arguments it
-declares, on a ready stdio server.
+"""The fast lane for the common tools/call: a tool named by its exposed name (or discovery's
+call_tool naming one), with arguments it declares, on a ready stdio server.
 
 Such a call needs none of what the full path (`Router.call`) is for: no name to resolve or argument
 to repair, no question for anyone, no era to translate, no progress to relay. The lane is a server
@@ -33,6 +33,7 @@ from mcp_types.methods import serialize_server_result
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 from mcpmanager.core.catalogue.catalogue import Catalogue, CatalogueTool
+from mcpmanager.core.proxy import meta_tools as meta
 from mcpmanager.core.proxy.approval import Approvals
 from mcpmanager.core.proxy.call_book import Call, CallBook
 from mcpmanager.core.proxy.callers import Caller
@@ -78,6 +79,7 @@ class Admitted:
     lane: RawCalls
     how: str | None  # how the name resolved (for the activity log)
     own_rule: bool  # allowed by the tool's own approval setting
+    via: str  # "direct", or "call_tool" (discovery's meta-tool, unwrapped)
 
 
 class FastLane:
@@ -89,7 +91,8 @@ class FastLane:
 
     def middleware(self, server: Server[Any], meta_tools: bool, remember: Remember) -> Any:
         """The lane as a middleware of one mode's `server` (`meta_tools`: discovery mode, where a
-        name that is not a catalogue tool's may be a meta-tool's: the full path decides those).
+        name that is not a catalogue tool's may be a meta-tool's: the lane unwraps a call_tool of a
+        catalogue tool by its name, and the full path decides the rest).
         `remember`: what the mode's handlers do with each request's context (a handshake-era
         client is kept, to be told of changes), done here for the calls the lane takes."""
 
@@ -123,9 +126,16 @@ class FastLane:
             return None
         if not initialize_accepted(ctx.session):  # the full path answers as the SDK does
             return None
+        via = "direct"
         if routes.catalogue.get(name) is None:
-            return None  # another name (a meta-tool, one to resolve, a miss): the full path resolves it once
-        plan = routes.resolver.plan(name, arguments, False, search=meta_tools)
+            if not meta_tools or name != meta.CALL:
+                return None  # another name (a meta-tool, one to resolve, a miss): the full path resolves it once
+            # discovery's call_tool of a catalogue tool by its name: the call it wraps, as the full path unwraps it
+            target, (arguments, problem) = meta.argument(arguments, "tool_name"), meta.tool_arguments(arguments)
+            if type(target) is not str or problem is not None or routes.catalogue.get(target) is None:
+                return None
+            name, via = target, meta.CALL
+        plan = routes.resolver.plan(name, arguments, via == meta.CALL, search=meta_tools)
         tool, checked = plan.tool, plan.checked
         if plan.error is not None or tool is None or checked is None or checked.renames or tool.app_only:
             return None  # (an MCP App's app-only tool: the full path decides who may call it)
@@ -138,7 +148,7 @@ class FastLane:
         lane = downstream.raw_lane()
         if lane is None:
             return None
-        return Admitted(name, arguments, tool, downstream, lane, plan.resolution.how, rule.own)
+        return Admitted(name, arguments, tool, downstream, lane, plan.resolution.how, rule.own, via)
 
     async def run(self, ctx: ServerRequestContext[Any, Any], taken: Admitted, remember: Remember) -> dict[str, Any]:
         """Answer a call `admit` took."""
@@ -150,7 +160,7 @@ class FastLane:
         call = book.begin(
             ctx,
             name,
-            "direct",
+            taken.via,
             server=tool.server,
             tool=tool.name,
             exposed=tool.exposed,
