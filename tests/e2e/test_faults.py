@@ -25,7 +25,7 @@ from mcpmanager.core.tasks import spawn
 from tests.helpers.asking_clients import wait_for_tools
 from tests.helpers.clients import connected, http_client, text_of
 from tests.helpers.conformance import conformance_fixture
-from tests.helpers.engines import engines, pid_alive, stop_engines, wait_for
+from tests.helpers.engines import engines, pid_alive, stop_engines, wait_for, watchdogs
 from tests.helpers.fixture_servers import FAST, fixture, write_config
 from tests.helpers.full_disk import fill, small_disk
 from tests.helpers.serving import Served, serving_http
@@ -285,7 +285,8 @@ def end_all(engine: asyncio.subprocess.Process, pids: list[int]) -> None:
 
 async def test_nothing_a_killed_engine_ran_survives_the_next_engines_start(tmp_path: Path) -> None:
     """`kill -9` of the engine left every server that ignores EOF, and all grandchildren, running with
-    parent 1, and the next engine did not clean them up."""
+    parent 1, and the next engine did not clean them up. (The second line: the engine's watchdog,
+    which ends them at once, is killed first, as a SIGKILL of everything would: test_watchdog.py.)"""
     home = tmp_path / "home"
     servers, pidfiles = stubborn_servers(tmp_path, 2)
     config = write_config(tmp_path / "cfg", servers, supervisor=FAST)
@@ -293,6 +294,9 @@ async def test_nothing_a_killed_engine_ran_survives_the_next_engines_start(tmp_p
     pids: list[int] = []
     try:
         pids += await server_processes(home, list(servers), pidfiles)
+        [watchdog] = watchdogs(home)
+        os.kill(watchdog, signal.SIGKILL)
+        await wait_for(lambda: not pid_alive(watchdog), 5)
         engine.kill()
         await engine.wait()
         await asyncio.sleep(0.5)

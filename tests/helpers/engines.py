@@ -73,3 +73,18 @@ def socket_sessions(path: str) -> int:
         if len(fields) == 8 and fields[7] == path and fields[5] == "03":  # St 03: connected
             count += 1
     return count
+
+
+def watchdogs(home: Path) -> list[int]:
+    """The live processes started with this home's runtime folder on their command line, the engine's
+    watchdog among them."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"mcpmanager.core.system.watchdog" in argv and str(home).encode() in b" ".join(argv):
+                found.append(int(entry.name))
+    return [pid for pid in found if pid_alive(pid)]

@@ -238,6 +238,7 @@ class Engine:
         for downstream in self.downstreams.values():
             downstream.log.close()
         advertisement_path(self.paths.runtime_dir).unlink(missing_ok=True)
+        await asyncio.to_thread(self.groups.close)  # (after the ladder: the watchdog has nothing to end)
 
     async def wait_settled(self, timeout: float) -> bool:
         """Wait until no server is starting (all ready, failed or backing off); True if they settled."""

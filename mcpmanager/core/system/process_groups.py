@@ -5,15 +5,15 @@ signal reaches every grandchild `npx` or `uvx` started. A stopping engine ends t
 (the stop ladder). An engine that is killed (`kill -9`, a crash, a client's SIGKILL after its grace
 ran out) cannot: servers that ignore the end of their stdin, and grandchildren, would run on with
 parent 1. So each engine keeps a record of its live groups in the runtime folder
-(`groups/<engine pid>.json`), and every engine, at start, ends the groups recorded by engines that
-are gone, then drops their records.
+(`groups/<engine pid>.json`); its watchdog ends them the moment the engine is gone (`watchdog`), and
+every engine, at start, ends the groups recorded by engines that are gone, then drops their records.
 
 A group is identified by its leader's pid and start time (clock ticks since boot, from /proc on
 Linux): a member of the recorded session that started before its leader is another process that
 reuses the number, and is left alone. Where there is no /proc (macOS), the group is signalled as a
 whole while it exists; pids are not reused there until they wrap. A parent-death signal would
 cover only the direct child (it is not inherited by grandchildren) and needs a pre-exec hook that
-is unsafe in a threaded process, so the record is the one mechanism.
+is unsafe in a threaded process, so the record is what both the watchdog and the sweep read.
 """
 
 from __future__ import annotations
@@ -25,8 +25,10 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import Literal
 
 from mcpmanager.core.system.atomic_write import write_atomic
+from mcpmanager.core.system.watchdog import Watchdog, start_watchdog
 
 logger = logging.getLogger(__name__)
 
@@ -74,14 +76,22 @@ class ProcessGroups:
     """This engine's record of its servers' live process groups (None folder: nothing recorded)."""
 
     def __init__(self, runtime_dir: Path | None) -> None:
+        self._runtime_dir = runtime_dir
         self.path = runtime_dir / FOLDER / f"{os.getpid()}.json" if runtime_dir is not None else None
         self._engine_ticks = start_ticks(os.getpid())
         self._groups: dict[int, int | None] = {}  # leader pid → its start ticks
         self._ended = False  # `kill_all` ran: whatever starts after it is ended as it starts
+        self._watchdog: Watchdog | Literal[False] | None = None  # started with the first group; False: none
 
     def add(self, pid: int) -> None:
         self._groups[pid] = start_ticks(pid)
         self._write()
+        if self._runtime_dir is not None and self._watchdog is None and not self._ended:
+            try:
+                self._watchdog = start_watchdog(self._runtime_dir) or False
+            except OSError as exc:  # (the next engine's sweep is then the only line)
+                logger.warning("cannot start the watchdog for a killed engine's servers: %s", exc)
+                self._watchdog = False
         if self._ended:  # (a server restarted by its supervisor before the engine's stop reached it)
             _kill_session(pid, self._groups[pid])
 
@@ -89,6 +99,11 @@ class ProcessGroups:
         if pid in self._groups:
             del self._groups[pid]
             self._write()
+
+    def close(self) -> None:
+        """The engine stopped its servers itself: its watchdog has nothing to do, and goes."""
+        if self._watchdog:
+            self._watchdog.done()
 
     def kill_all(self) -> None:
         """SIGKILL every live group at once, and any started later: the end of the stop ladder, for
@@ -116,23 +131,51 @@ def reap_left_behind(runtime_dir: Path) -> int:
     ended = 0
     folder = runtime_dir / FOLDER
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-            engine, engine_ticks = int(record["engine"]), record.get("engine_ticks")
-            groups = {int(pid): ticks for pid, ticks in dict(record["groups"]).items()}
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            logger.warning("ignoring an unreadable process-group record %s: %s", path, exc)
-            with contextlib.suppress(OSError):
-                path.unlink()
+        record = _read(path)
+        if record is None:
             continue
+        engine, engine_ticks, groups = record
         if engine == os.getpid() or _alive(engine, engine_ticks):
             continue  # a running engine's own servers
-        for pid, ticks in groups.items():
-            ended += _kill_session(pid, ticks)
+        ended += _end(path, engine, groups)
+    return ended
+
+
+def end_recorded(runtime_dir: Path, engine: int, engine_ticks: int | None) -> int:
+    """End the process groups the engine `engine` (started at `engine_ticks`) recorded, whether or
+    not it has finished exiting (its watchdog knows it is gone), and drop the record; the number of
+    processes ended. A record of another engine that reuses the number is left alone."""
+    path = runtime_dir / FOLDER / f"{engine}.json"
+    record = _read(path) if path.exists() else None
+    if record is None or record[0] != engine:
+        return 0
+    if None not in (engine_ticks, record[1]) and record[1] != engine_ticks:
+        return 0
+    return _end(path, engine, record[2])
+
+
+def _read(path: Path) -> tuple[int, int | None, dict[int, int | None]] | None:
+    """A record's engine, its start ticks and its groups; None (and the file dropped) if unreadable."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        engine, engine_ticks = int(record["engine"]), record.get("engine_ticks")
+        groups = {int(pid): ticks for pid, ticks in dict(record["groups"]).items()}
+    except FileNotFoundError:
+        return None  # (dropped meanwhile: by its engine, or by another sweep)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        logger.warning("ignoring an unreadable process-group record %s: %s", path, exc)
         with contextlib.suppress(OSError):
             path.unlink()
-        if ended:
-            logger.warning("ended %d server process(es) left running by a killed engine (pid %d)", ended, engine)
+        return None
+    return engine, engine_ticks if isinstance(engine_ticks, int) else None, groups
+
+
+def _end(path: Path, engine: int, groups: dict[int, int | None]) -> int:
+    ended = sum(_kill_session(pid, ticks) for pid, ticks in groups.items())
+    with contextlib.suppress(OSError):
+        path.unlink()
+    if ended:
+        logger.warning("ended %d server process(es) left running by a killed engine (pid %d)", ended, engine)
     return ended
 
 

@@ -67,6 +67,7 @@ def test_the_record_follows_the_live_groups(tmp_path: Path, leaders: list[subpro
     assert list(json.loads(groups.path.read_text())["groups"]) == [str(two.pid)]
     groups.remove(two.pid)
     assert not groups.path.exists()  # nothing live, nothing on record
+    groups.close()
 
 
 def test_after_kill_all_a_group_that_starts_is_ended_as_it_is_added(
@@ -82,6 +83,7 @@ def test_after_kill_all_a_group_that_starts_is_ended_as_it_is_added(
     after = leader(leaders)
     groups.add(after.pid)
     assert gone(after)
+    groups.close()
 
 
 def test_a_dead_engines_groups_are_ended_and_a_live_ones_left(
