@@ -14,6 +14,7 @@ import uvicorn
 
 from mcpmanager.core.proxy.router import Router
 from mcpmanager.core.serve.exposure import LOCAL, WILDCARDS, Exposure, admission, check, ssl_context
+from mcpmanager.core.serve.header_timeout import HeaderTimeout
 from mcpmanager.core.serve.routes import BASE, Controls, build_app
 from mcpmanager.core.serve.stopping import Stopping
 
@@ -71,8 +72,9 @@ async def serve_http(
         log_level="warning",
         lifespan="off",
         # llhttp (Node's parser, in C) rather than h11: h11 parsed and wrote each request in Python,
-        # a quarter of what a tool call cost the engine over HTTP (docs/benchmarks.md).
-        http="httptools",
+        # a quarter of what a tool call cost the engine over HTTP (docs/benchmarks.md); with a time
+        # limit on a request's headers, which uvicorn has not.
+        http=HeaderTimeout,
         timeout_graceful_shutdown=SHUTDOWN_GRACE,
         # The certificate files, checked by `check` above; uvicorn builds its own context from them.
         ssl_certfile=str(exposure.tls_cert) if tls else None,
