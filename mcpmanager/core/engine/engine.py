@@ -44,6 +44,7 @@ from mcpmanager.core.supervisor.lifecycle import State
 from mcpmanager.core.supervisor.process import Spawner, spawn_child
 from mcpmanager.core.system.paths import Paths
 from mcpmanager.core.system.process_groups import ProcessGroups, reap_left_behind
+from mcpmanager.core.system.watchdog import start_watchdog
 from mcpmanager.core.tasks import spawn
 
 logger = logging.getLogger(__name__)
@@ -87,7 +88,7 @@ class Engine:
         self.paths = paths
         # Its servers' process groups, on record so the next engine can end them should this one be
         # killed (`process_groups`).
-        self.groups = ProcessGroups(paths.runtime_dir)
+        self.groups = ProcessGroups(paths.runtime_dir, start_watchdog)
         self._spawner: Spawner = spawner or functools.partial(spawn_child, groups=self.groups)
         self.identity = identity
         self.catalogue = Catalogue(paths.cache_dir / "catalogue.json", config.proxy.max_name_length)

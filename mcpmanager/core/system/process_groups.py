@@ -24,11 +24,11 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from mcpmanager.core.system.atomic_write import write_atomic
-from mcpmanager.core.system.watchdog import Watchdog, start_watchdog
 
 logger = logging.getLogger(__name__)
 
@@ -72,23 +72,33 @@ def _alive(pid: int, ticks: int | None) -> bool:
     return ticks is None or start_ticks(pid) == ticks
 
 
-class ProcessGroups:
-    """This engine's record of its servers' live process groups (None folder: nothing recorded)."""
+class Watch(Protocol):
+    """A watchdog, as the record sees it (`watchdog.Watchdog`)."""
 
-    def __init__(self, runtime_dir: Path | None) -> None:
+    def done(self) -> None: ...
+
+
+class ProcessGroups:
+    """This engine's record of its servers' live process groups (None folder: nothing recorded).
+    `watchdog`: what starts a watchdog over the record with the first group (`watchdog.start_watchdog`,
+    given by the engine: the watchdog reads this module), None for none."""
+
+    def __init__(self, runtime_dir: Path | None, watchdog: Callable[[Path], Watch | None] | None = None) -> None:
         self._runtime_dir = runtime_dir
         self.path = runtime_dir / FOLDER / f"{os.getpid()}.json" if runtime_dir is not None else None
         self._engine_ticks = start_ticks(os.getpid())
         self._groups: dict[int, int | None] = {}  # leader pid → its start ticks
         self._ended = False  # `kill_all` ran: whatever starts after it is ended as it starts
-        self._watchdog: Watchdog | Literal[False] | None = None  # started with the first group; False: none
+        self._start_watchdog = watchdog
+        self._watchdog: Watch | Literal[False] | None = None  # started with the first group; False: none
 
     def add(self, pid: int) -> None:
         self._groups[pid] = start_ticks(pid)
         self._write()
-        if self._runtime_dir is not None and self._watchdog is None and not self._ended:
+        start = self._start_watchdog
+        if start is not None and self._runtime_dir is not None and self._watchdog is None and not self._ended:
             try:
-                self._watchdog = start_watchdog(self._runtime_dir) or False
+                self._watchdog = start(self._runtime_dir) or False
             except OSError as exc:  # (the next engine's sweep is then the only line)
                 logger.warning("cannot start the watchdog for a killed engine's servers: %s", exc)
                 self._watchdog = False

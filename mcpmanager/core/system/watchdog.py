@@ -1,10 +1,10 @@
 """A watchdog that outlives the engine by moments: when the engine ends, however it ends (`kill -9`,
 a crash, the window killed), it ends every process group the engine had on record, then exits.
 
-The engine starts it with its first server (`ProcessGroups.add`: an engine that runs no stdio
-server leaves it nothing to do), holding the only write end of a pipe whose read end is the
-watchdog's stdin. The kernel closes that end when the engine's process goes, and the watchdog's
-read returns at once: no polling, no signal to miss. The write end is close-on-exec (as every
+The engine starts it with its first server (`ProcessGroups.add`, given `start_watchdog`: an
+engine that runs no stdio server leaves it nothing to do), holding the only write end of a pipe
+whose read end is the watchdog's stdin. The kernel closes that end when the engine's process goes,
+and the watchdog's read returns at once: no polling, no signal to miss. The write end is close-on-exec (as every
 descriptor Python opens), so no server holds it and keeps the pipe open. The watchdog runs in a
 session of its own, ignoring SIGINT and SIGHUP, so whatever signals the engine's group (a Ctrl-C
 in a terminal, a client ending what it started) does not take the watchdog along before its work;
@@ -30,6 +30,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import BinaryIO
+
+from mcpmanager.core.system.process_groups import end_recorded, start_ticks
 
 ARGUMENT = "_watchdog"  # the frozen app's first argument that runs `main` (packaging/entry.py)
 DONE = b"done"  # what an engine that stopped on its own writes before closing the pipe
@@ -90,8 +92,6 @@ def start_watchdog(runtime_dir: Path) -> Watchdog | None:
 def main(argv: Sequence[str]) -> int:
     """Wait for the engine's end: the pipe on stdin closing with nothing written (the engine is gone:
     end what it had on record), or with `DONE` (it stopped its servers itself: nothing to do)."""
-    from mcpmanager.core.system.process_groups import end_recorded, start_ticks  # (it imports this module)
-
     for name in ("SIGINT", "SIGHUP"):
         signal.signal(getattr(signal, name), signal.SIG_IGN)
     runtime_dir, engine = Path(argv[0]), int(argv[1])

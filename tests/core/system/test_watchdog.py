@@ -22,7 +22,8 @@ ENGINE = """
 import os, signal, sys, time
 from pathlib import Path
 from mcpmanager.core.system.process_groups import ProcessGroups
-groups = ProcessGroups(Path(sys.argv[1]))
+from mcpmanager.core.system.watchdog import start_watchdog
+groups = ProcessGroups(Path(sys.argv[1]), start_watchdog)
 groups.add(int(sys.argv[2]))
 print(groups._watchdog.process.pid, flush=True)
 sys.stdin.readline()
