@@ -17,7 +17,8 @@ before closing the pipe: the watchdog then exits without a sweep. The next engin
 stays as the second line (for a watchdog killed along with the engine, a machine that lost power).
 
 It imports nothing but the standard library and `process_groups` (its cost: docs/supervision.md).
-Windows has no process groups and no watchdog (`start_watchdog` gives None there).
+Windows has no process groups and no watchdog (`start_watchdog` gives None there): its servers are
+put in a job object instead (`windows_job`).
 """
 
 from __future__ import annotations
