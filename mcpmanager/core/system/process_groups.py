@@ -14,6 +14,9 @@ reuses the number, and is left alone. Where there is no /proc (macOS), the group
 whole while it exists; pids are not reused there until they wrap. A parent-death signal would
 cover only the direct child (it is not inherited by grandchildren) and needs a pre-exec hook that
 is unsafe in a threaded process, so the record is what both the watchdog and the sweep read.
+
+Windows has neither process groups nor the watchdog: there each server is put in the engine's job
+object instead, which the kernel ends with the engine (`windows_job`).
 """
 
 from __future__ import annotations
@@ -26,9 +29,12 @@ import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from mcpmanager.core.system.atomic_write import write_atomic
+
+if TYPE_CHECKING:
+    from mcpmanager.core.system.windows_job import WindowsJob
 
 logger = logging.getLogger(__name__)
 
@@ -80,10 +86,17 @@ class Watch(Protocol):
 
 class ProcessGroups:
     """This engine's record of its servers' live process groups (None folder: nothing recorded).
-    `watchdog`: what starts a watchdog over the record with the first group (`watchdog.start_watchdog`,
-    given by the engine: the watchdog reads this module), None for none."""
 
-    def __init__(self, runtime_dir: Path | None, watchdog: Callable[[Path], Watch | None] | None = None) -> None:
+    `watchdog`: what starts a watchdog over the record with the first group (`watchdog.start_watchdog`,
+    given by the engine: the watchdog reads this module), None for none. `job`: the job object its
+    servers are put in instead of a watchdog's care (Windows' own when None there; none elsewhere)."""
+
+    def __init__(
+        self,
+        runtime_dir: Path | None,
+        watchdog: Callable[[Path], Watch | None] | None = None,
+        job: WindowsJob | None = None,
+    ) -> None:
         self._runtime_dir = runtime_dir
         self.path = runtime_dir / FOLDER / f"{os.getpid()}.json" if runtime_dir is not None else None
         self._engine_ticks = start_ticks(os.getpid())
@@ -91,12 +104,20 @@ class ProcessGroups:
         self._ended = False  # `kill_all` ran: whatever starts after it is ended as it starts
         self._start_watchdog = watchdog
         self._watchdog: Watch | Literal[False] | None = None  # started with the first group; False: none
+        if job is None and sys.platform == "win32":
+            # (imported here: ctypes is no part of the watchdog's start, which imports this module)
+            from mcpmanager.core.system.windows_job import WindowsJob
+
+            job = WindowsJob()
+        self._job = job
 
     def add(self, pid: int) -> None:
         self._groups[pid] = start_ticks(pid)
         self._write()
         start = self._start_watchdog
-        if start is not None and self._runtime_dir is not None and self._watchdog is None and not self._ended:
+        if self._job is not None:  # (it never raises: a server that cannot join runs as it would without)
+            self._job.assign(pid)
+        elif start is not None and self._runtime_dir is not None and self._watchdog is None and not self._ended:
             try:
                 self._watchdog = start(self._runtime_dir) or False
             except OSError as exc:  # (the next engine's sweep is then the only line)
@@ -111,9 +132,12 @@ class ProcessGroups:
             self._write()
 
     def close(self) -> None:
-        """The engine stopped its servers itself: its watchdog has nothing to do, and goes."""
+        """The engine stopped its servers itself: its watchdog has nothing to do, and goes; its job
+        is closed, ending what is left in it."""
         if self._watchdog:
             self._watchdog.done()
+        if self._job is not None:
+            self._job.close()
 
     def kill_all(self) -> None:
         """SIGKILL every live group at once, and any started later: the end of the stop ladder, for

@@ -4,8 +4,8 @@ a crash, the window killed), it ends every process group the engine had on recor
 The engine starts it with its first server (`ProcessGroups.add`, given `start_watchdog`: an
 engine that runs no stdio server leaves it nothing to do), holding the only write end of a pipe
 whose read end is the watchdog's stdin. The kernel closes that end when the engine's process goes,
-and the watchdog's read returns at once: no polling, no signal to miss. The write end is close-on-exec (as every
-descriptor Python opens), so no server holds it and keeps the pipe open. The watchdog runs in a
+and the watchdog's read returns at once: no polling, no signal to miss. The write end is
+close-on-exec (as every descriptor Python opens), so no server holds it and keeps the pipe open. The watchdog runs in a
 session of its own, ignoring SIGINT and SIGHUP, so whatever signals the engine's group (a Ctrl-C
 in a terminal, a client ending what it started) does not take the watchdog along before its work;
 its stdout and stderr are /dev/null, so it holds none of a client's pipes.
@@ -17,7 +17,8 @@ before closing the pipe: the watchdog then exits without a sweep. The next engin
 stays as the second line (for a watchdog killed along with the engine, a machine that lost power).
 
 It imports nothing but the standard library and `process_groups` (its cost: docs/supervision.md).
-Windows has no process groups and no watchdog (`start_watchdog` gives None there).
+Windows has no process groups and no watchdog (`start_watchdog` gives None there): its servers are
+put in a job object instead (`windows_job`).
 """
 
 from __future__ import annotations
