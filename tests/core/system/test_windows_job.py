@@ -322,7 +322,7 @@ def test_off_windows_the_kernel_cannot_be_loaded_and_nothing_is_raised(caplog: p
 
 
 def test_the_record_puts_each_server_in_the_job_instead_of_starting_a_watchdog(
-    tmp_path: Path, fake: FakeKernel32, job: WindowsJob, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, fake: FakeKernel32, job: WindowsJob
 ) -> None:
     started: list[Path] = []
     groups = ProcessGroups(tmp_path, lambda runtime: started.append(runtime), job=job)
@@ -337,7 +337,7 @@ def test_the_record_puts_each_server_in_the_job_instead_of_starting_a_watchdog(
 
 
 def test_elsewhere_the_record_starts_the_watchdog_and_makes_no_job(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     started: list[Path] = []
     groups = ProcessGroups(tmp_path, lambda runtime: started.append(runtime))
