@@ -2,8 +2,8 @@
 
 `kill -9` of `serve --stdio`, of `serve --http` and of the window, each running servers that ignore
 the end of their stdin and SIGTERM, each with a grandchild that ignores SIGTERM as well: 2 s later
-no process of theirs is left, and neither is the watchdog. An engine that stops on its own takes its
-watchdog with it.
+no process of theirs is left, nor the engine's advertisement, nor the watchdog. An engine that
+stops on its own takes its watchdog with it.
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ async def test_nothing_a_killed_engine_ran_outlives_it(tmp_path: Path, how: str)
         await wait_for(lambda: not any(pid_alive(pid) for pid in pids), 2)
         await wait_for(lambda: not pid_alive(watchdog), 2)
         assert not list((home / "run" / "groups").glob("*.json"))  # the record went with them
+        assert not (home / "run" / "engines" / f"{engine.pid}.json").exists()  # and the advertisement
     finally:
         end_all(engine, pids)
 

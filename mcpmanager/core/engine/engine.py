@@ -88,7 +88,8 @@ class Engine:
         self.paths = paths
         # Its servers' process groups, on record so the next engine can end them should this one be
         # killed (`process_groups`).
-        self.groups = ProcessGroups(paths.runtime_dir, start_watchdog)
+        leftovers = [advertisement_path(paths.runtime_dir)]  # (the watchdog removes it: a killed engine's)
+        self.groups = ProcessGroups(paths.runtime_dir, functools.partial(start_watchdog, leftovers=leftovers))
         self._spawner: Spawner = spawner or functools.partial(spawn_child, groups=self.groups)
         self.identity = identity
         self.catalogue = Catalogue(paths.cache_dir / "catalogue.json", config.proxy.max_name_length)

@@ -12,7 +12,8 @@ its stdout and stderr are /dev/null, so it holds none of a client's pipes.
 
 What it ends is the engine's record in the runtime folder (`process_groups`), read when the pipe
 closes with nothing written: every session there, grandchildren included, SIGKILLed, the record
-dropped. An engine that stops on its own ends its servers by the stop ladder and writes `DONE`
+dropped, and the engine's advertisement removed (readers skip a dead engine's, but a reused pid
+would make it look alive). An engine that stops on its own ends its servers by the stop ladder and writes `DONE`
 before closing the pipe: the watchdog then exits without a sweep. The next engine's sweep at start
 stays as the second line (for a watchdog killed along with the engine, a machine that lost power).
 
@@ -60,22 +61,24 @@ class Watchdog:
             self.process.wait(timeout=2)
 
 
-def command(runtime_dir: Path, engine: int) -> list[str]:
+def command(runtime_dir: Path, engine: int, leftovers: Sequence[Path] = ()) -> list[str]:
     """The watchdog's command line: this interpreter and module, or the frozen app with `ARGUMENT`."""
+    arguments = [str(runtime_dir), str(engine), *map(str, leftovers)]
     if getattr(sys, "frozen", False):
-        return [sys.executable, ARGUMENT, str(runtime_dir), str(engine)]
-    return [sys.executable, "-m", __name__, str(runtime_dir), str(engine)]
+        return [sys.executable, ARGUMENT, *arguments]
+    return [sys.executable, "-m", __name__, *arguments]
 
 
-def start_watchdog(runtime_dir: Path) -> Watchdog | None:
-    """Start this engine's watchdog (None on Windows). OSError when it cannot start (a full process
-    table): the caller says so and runs without it."""
+def start_watchdog(runtime_dir: Path, leftovers: Sequence[Path] = ()) -> Watchdog | None:
+    """Start this engine's watchdog (None on Windows); `leftovers`: files of the engine's that say it
+    runs (its advertisement), removed with its servers should it be killed. OSError when it cannot
+    start (a full process table): the caller says so and runs without it."""
     if sys.platform == "win32":
         return None
     read_end, write_end = os.pipe()
     try:
         process = subprocess.Popen(
-            command(runtime_dir, os.getpid()),
+            command(runtime_dir, os.getpid(), leftovers),
             stdin=read_end,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -108,6 +111,9 @@ def main(argv: Sequence[str]) -> int:
         told += chunk
     if told != DONE:
         end_recorded(runtime_dir, engine, ticks)
+        for leftover in argv[2:]:  # (so that nobody reads the dead engine as running)
+            with contextlib.suppress(OSError):
+                os.unlink(leftover)
     return 0
 
 
