@@ -55,6 +55,8 @@ def format_engine(info: dict[str, Any]) -> str:
     lines.append(f"  config {info.get('config')}; {info.get('tools')} tools")
     if info.get("config_error"):
         lines.append(f"  config change refused (the running setup stays): {info['config_error']}")
+    for damaged in info.get("damaged") or []:  # a state file that cannot be read (docs/trust.md)
+        lines.append(f"  damaged file {damaged['file']} ({damaged['reason']}): {damaged['effect']}")
     servers: dict[str, dict[str, Any]] = info.get("servers") or {}
     width = max((len(name) for name in servers), default=0)
     for name, server in servers.items():

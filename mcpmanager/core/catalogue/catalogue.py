@@ -123,6 +123,10 @@ class Catalogue:
         """The `ui://` URIs tools of several servers name: shown qualified by server (`apps`)."""
         return self._shared_ui
 
+    def served(self) -> dict[str, list[ToolDict]]:
+        """Every server's tools as last served (listed in this run, or from the disk cache)."""
+        return dict(self._server_tools)
+
     def server_tools(self, server: str) -> list[ToolDict] | None:
         return self._server_tools.get(server)
 
