@@ -75,7 +75,9 @@ def banner_text(held: list[Held], damaged: list[dict[str, str]] | None = None) -
     parts = []
     if changed:
         parts.append(f"{_tools(changed)} changed since you approved {'it' if changed == 1 else 'them'}")
-    if new:
+    if new and damaged:  # nothing to tell new from lost: the pins file cannot be read
+        parts.append(f"{_tools(new)} not served before {'is' if new == 1 else 'are'} held")
+    elif new:
         parts.append(f"{new} new tool{'s' if new != 1 else ''} appeared on a server you approved")
     text = f"<b>{' and '.join(parts)}.</b> Clients do not see {them} until you review and approve {them}."
     return f"{said}<br>{text}" if said else text

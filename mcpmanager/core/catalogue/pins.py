@@ -62,6 +62,7 @@ class Held:
     approved: dict[str, Any]  # the definition last approved ({} for a new tool)
     now: dict[str, Any]  # the definition the server lists now
     new: bool = False  # never approved under any definition
+    damaged: bool = False  # held while the pins file cannot be read: against what was served last
 
     @property
     def key(self) -> str:
@@ -69,6 +70,13 @@ class Held:
 
     def refusal(self) -> str:
         """What a call to it answers (an isError): what changed, and how to approve."""
+        if self.damaged:
+            what = "is not among the tools served before" if self.new else f"changed ({', '.join(self.changed)})"
+            return (
+                f"Tool '{self.tool}' of server '{self.server}' {what}, and the tool pins file cannot be read, so "
+                "it is withheld until the user repairs the file or resets it (`mcpmanager pins reset`) and "
+                f"approves the tool (`mcpmanager pins approve {self.key}`)."
+            )
         if self.new:
             return (
                 f"Tool '{self.tool}' of server '{self.server}' is new since the server's tools were "
@@ -86,6 +94,7 @@ class Held:
             "tool": self.tool,
             "fingerprint": self.fingerprint,
             "new": self.new,
+            "damaged": self.damaged,
             "changed": list(self.changed),
             "approved": self.approved,
             "now": self.now,
@@ -151,9 +160,11 @@ class Pins:
         is; a tool new to a known server too, or held (`new_tools`: "hold")."""
         tools = list(tools)
         approved = self._approved.setdefault(server, {})
-        # A first listing is trusted as seen. While the file is damaged, a tool a known server was not
-        # served with may be one held in an earlier run (held tools are not cached): held as new.
-        hold_new = (new_tools == "hold" or self.damaged is not None) and bool(approved)
+        # A first listing is trusted as seen. While the file is damaged nothing is first sight: a tool
+        # not served before may be one held in an earlier run (held tools are not cached), or its
+        # server's pins may be what was lost, so it is held as new.
+        damaged = self.damaged is not None
+        hold_new = damaged or (new_tools == "hold" and bool(approved))
         allowed: list[ToolDict] = []
         held: list[Held] = []
         added = False
@@ -162,7 +173,8 @@ class Pins:
             pinned = approved.get(name)
             if pinned is None and hold_new:
                 now = definition(spec)
-                held.append(Held(server, name, fingerprint(spec), tuple(k for k in FIELDS if k in now), {}, now, True))
+                kinds = tuple(k for k in FIELDS if k in now)
+                held.append(Held(server, name, fingerprint(spec), kinds, {}, now, True, damaged))
             elif pinned is None:
                 approved[name] = definition(spec)
                 added = True
@@ -172,7 +184,7 @@ class Pins:
             else:
                 now = definition(spec)
                 changed = tuple(k for k in FIELDS if pinned.get(k) != now.get(k))
-                held.append(Held(server, name, fingerprint(spec), changed, pinned, now))
+                held.append(Held(server, name, fingerprint(spec), changed, pinned, now, False, damaged))
         if added:
             self._save()
         return allowed, held

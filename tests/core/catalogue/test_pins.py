@@ -49,7 +49,7 @@ def test_changed_tools_are_held_until_approved_and_new_ones_pinned(tmp_path: Pat
 def test_a_damaged_pins_file_is_left_as_it_is(tmp_path: Path) -> None:
     path = tmp_path / "pins.json"
     path.write_text("{damaged", encoding="utf-8")
-    assert Pins(path).review("s", [spec("a")]) == ([spec("a")], [])
+    assert [h.tool for h in Pins(path).review("s", [spec("a")])[1]] == ["a"]  # nothing is taken as first sight
     assert path.read_text(encoding="utf-8") == "{damaged"
     path.write_text(json.dumps({"servers": {"s": {"a": spec("a")}}}), encoding="utf-8")
     assert Pins(path).review("s", [spec("a", "Changed.")])[1][0].tool == "a"
@@ -101,7 +101,8 @@ def test_while_the_file_is_damaged_what_differs_from_the_last_served_is_held_and
     allowed, held = pins.review("s", [spec("read"), changed, spec("gained")])  # newTools "allow"
     assert allowed == [spec("read")]
     assert [(h.tool, h.new) for h in held] == [("write", False), ("gained", True)]  # unknown: may be a changed one
-    assert pins.review("t", [spec("x")]) == ([spec("x")], [])  # nothing served before: first sight, in memory
+    assert "pins reset" in held[0].refusal() and "changed (description)" in held[0].refusal()
+    assert [(h.tool, h.new) for h in pins.review("t", [spec("x")])[1]] == [("x", True)]  # no first sight now
     with pytest.raises(PinsDamaged, match=str(path)):
         pins.approve([held[0].describe()])
     assert path.read_text(encoding="utf-8") == '{"servers": {"s": {'
