@@ -86,8 +86,10 @@ class Catalogue:
         self._shared_ui: frozenset[str] = frozenset()
         self.changed: Signal[int] = Signal("catalogue changed")  # the new generation
         self.generation = 0
+        self.cache_problem: str | None = None  # why the cache file could not be read at start
         if cache_file is not None:
-            self._server_tools.update(cache.load(cache_file))
+            cached, self.cache_problem = cache.read(cache_file)
+            self._server_tools.update(cached)
             self._from_cache.update(self._server_tools)
 
     # Reading --------------------------------------------------------------------------------------

@@ -112,6 +112,7 @@ class Pins:
         self.path = path
         self._approved: dict[str, dict[str, dict[str, Any]]] = {}  # server → tool → definition
         self.damaged: str | None = None  # why the file cannot be read, while it cannot
+        self._unseen: dict[str, set[str]] = {}  # tools held as not served before while it could not be read
         self._prints: dict[tuple[str, str], str] = {}  # the approved definitions' fingerprints, as computed
         self.load()
 
@@ -134,10 +135,16 @@ class Pins:
         if self.damaged is not None:
             # Repaired or reset: what was held in memory meanwhile stays held (a reset file lacks the
             # old definition of a tool held now), so tools the file does not name are kept, and written.
+            # A tool held as not served before is recorded by name alone, so it stays held (as changed)
+            # until approved: it may be one held before the damage, whose approved definition was lost.
             logger.info("the tool pins %s are readable again", self.path)
             for server, tools in self._approved.items():
                 for tool, pinned in tools.items():
                     servers.setdefault(server, {}).setdefault(tool, pinned)
+            for server, names in self._unseen.items():
+                for tool in names:
+                    servers.setdefault(server, {}).setdefault(tool, {"name": tool})
+            self._unseen.clear()
             self._approved, self.damaged = servers, None
             self._save()
             return
@@ -172,6 +179,8 @@ class Pins:
             name = str(spec.get("name"))
             pinned = approved.get(name)
             if pinned is None and hold_new:
+                if damaged:
+                    self._unseen.setdefault(server, set()).add(name)
                 now = definition(spec)
                 kinds = tuple(k for k in FIELDS if k in now)
                 held.append(Held(server, name, fingerprint(spec), kinds, {}, now, True, damaged))

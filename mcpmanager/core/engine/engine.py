@@ -298,6 +298,10 @@ class Engine:
         if self.pins.damaged is None:
             return []
         effect = "tools that differ from those served last are held; approving fails until it is repaired or reset"
+        if self.catalogue.cache_problem is not None:  # nothing was served last, as far as the engine knows
+            effect = (f"the catalogue cache {self.catalogue.cache_file} could not be read either "
+                      f"({self.catalogue.cache_problem}), so every tool is held; approving fails until "
+                      "it is repaired or reset")  # fmt: skip
         return [{"file": str(self.pins.path), "reason": self.pins.damaged, "effect": effect}]
 
     def approve(self, held: list[dict[str, Any]]) -> list[str]:
