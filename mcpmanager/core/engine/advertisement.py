@@ -85,6 +85,6 @@ def last_config(runtime_dir: Path) -> Path | None:
     """The config file the last engine ran, if it still exists."""
     try:
         path = Path((runtime_dir / LAST_CONFIG).read_text(encoding="utf-8").strip())
-    except OSError:
+        return path if path.is_file() else None
+    except (OSError, ValueError):  # not UTF-8, a NUL in it: damaged, so as if there were none
         return None
-    return path if path.is_file() else None

@@ -9,8 +9,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from mcpmanager.commands.status import format_engine
-from mcpmanager.core.engine.advertisement import engines_dir, read_advertisements, write_advertisement
+from mcpmanager.core.engine.advertisement import (
+    LAST_CONFIG,
+    engines_dir,
+    last_config,
+    read_advertisements,
+    remember_config,
+    write_advertisement,
+)
 from mcpmanager.core.engine.single_instance import running_engine
 
 
@@ -35,3 +44,10 @@ def test_a_gone_engine_s_file_is_removed_readable_or_not(tmp_path: Path) -> None
     stale = folder / f"{int(gone.stdout)}.json"
     stale.write_text("{garbled", encoding="utf-8")
     assert read_advertisements(tmp_path) == [] and not stale.exists()
+
+
+@pytest.mark.parametrize("damage", [b"\xff\xfe not a path", b"", b"\x00"])
+def test_a_damaged_last_config_record_means_the_default_config(tmp_path: Path, damage: bytes) -> None:
+    remember_config(tmp_path, tmp_path / "config.json")
+    (tmp_path / LAST_CONFIG).write_bytes(damage)
+    assert last_config(tmp_path) is None  # `connect` starts an engine on the default config, as with none
