@@ -49,12 +49,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def format_engine(info: dict[str, Any]) -> str:
+    if "endpoint" not in info:  # a live engine whose advertisement cannot be read (`advertisement.unreadable`)
+        lines = [f"engine pid {info.get('pid')} (its advertisement cannot be read)"]
+        lines += [_damaged_line(d) for d in info.get("damaged") or []]
+        return "\n".join(lines)
     lines = [f"engine pid {info.get('pid')} ({info.get('mode')} mode) at {info.get('endpoint')}"]
     if info.get("socket"):  # where `mcpmanager connect` reaches it (docs/protocol.md)
         lines[0] += f", for connect at {info['socket']}"
     lines.append(f"  config {info.get('config')}; {info.get('tools')} tools")
     if info.get("config_error"):
         lines.append(f"  config change refused (the running setup stays): {info['config_error']}")
+    lines += [_damaged_line(d) for d in info.get("damaged") or []]  # state files it cannot read (docs/trust.md)
     servers: dict[str, dict[str, Any]] = info.get("servers") or {}
     width = max((len(name) for name in servers), default=0)
     for name, server in servers.items():
@@ -79,3 +84,7 @@ def format_engine(info: dict[str, Any]) -> str:
         lines.append(f"  suggested always-on: {suggestion['name']} [{suggestion['server']}], called "
                      f"{suggestion['calls']} times through discovery, +{suggestion['tokens']} tokens")  # fmt: skip
     return "\n".join(lines)
+
+
+def _damaged_line(damaged: dict[str, Any]) -> str:
+    return f"  damaged file {damaged.get('file')} ({damaged.get('reason')}): {damaged.get('effect')}"

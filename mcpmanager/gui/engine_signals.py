@@ -13,7 +13,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from mcpmanager.core.engine.engine import Engine
-from mcpmanager.core.engine.events import CatalogueChanged, ConfigApplied, ConfigRejected, EngineEvent
+from mcpmanager.core.engine.events import CatalogueChanged, ConfigApplied, ConfigRejected, EngineEvent, PinsChanged
 from mcpmanager.core.proxy.activity import CallRecord
 from mcpmanager.core.supervisor.events import OffersChanged, ResourceUpdated, ServerMessage, StatusChanged, ToolsChanged
 
@@ -63,7 +63,7 @@ class EngineSignals(QObject):
             return  # nothing the window shows: log messages reach the stderr pane through the server's log
         if isinstance(event, StatusChanged | ToolsChanged | OffersChanged):
             self._servers.add(event.server)
-        elif isinstance(event, CatalogueChanged):
+        elif isinstance(event, CatalogueChanged | PinsChanged):  # the held tools' watch follows both
             self._catalogue = True
         elif isinstance(event, ConfigApplied):
             self._applied = True

@@ -1,5 +1,6 @@
 """A banner over every page while a tool is held for review (changed since approved, or new under
-`proxy.newTools` "hold"): how many, that clients do not see them, and Review (the diff, Approve)."""
+`proxy.newTools` "hold"): how many, that clients do not see them, and Review (the diff, Approve); and
+while the pins file is damaged, that it is and what to do (it holds what differs from what was served)."""
 
 from __future__ import annotations
 
@@ -30,10 +31,11 @@ class HeldBanner(QFrame):
         self._update()
 
     def _update(self) -> None:
-        held = self.watch.held
-        self.setVisible(bool(held))
-        if held:
-            self.message.setText(banner_text(held))
+        held, damaged = self.watch.held, self.watch.damaged
+        self.setVisible(bool(held or damaged))
+        self.review_button.setVisible(bool(held))
+        if held or damaged:
+            self.message.setText(banner_text(held, damaged))
 
     def review(self) -> PinsReview:
         """The review, non-modal (never exec() under qasync); one for the window, brought forward."""

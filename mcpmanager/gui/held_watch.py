@@ -1,12 +1,15 @@
 """Tools held for review (changed since approved, or new under `proxy.newTools` "hold"): what the
 banner, the review and the tray show them from.
 
-`HeldWatch` follows the engine's held tools (`Engine.held_tools`) through the engine signals: a
-server listing its tools (status), an approval (the catalogue), a config applied (servers). It
-tells its listeners only when the held set itself changed.
+`HeldWatch` follows the engine's held tools (`Engine.held_tools`) and its damaged state files
+(`Engine.damaged_files`: a pins file that cannot be read) through the engine signals: a server
+listing its tools (status), an approval or the pins file read again (the catalogue), a config
+applied (servers). It tells its listeners only when one of them changed.
 """
 
 from __future__ import annotations
+
+import html
 
 from PySide6.QtCore import QObject, Signal
 
@@ -21,14 +24,18 @@ class HeldWatch(QObject):
         super().__init__(parent)
         self.ctx = ctx
         self.held: list[Held] = []
+        self.damaged: list[dict[str, str]] = []
         for signal in (ctx.signals.statusChanged, ctx.signals.catalogueChanged, ctx.signals.serversChanged):
             signal.connect(self.refresh)
         self.refresh()
 
     def refresh(self, *_: object) -> None:
         held = self.ctx.engine.held_tools()
-        if [(h.key, h.fingerprint) for h in held] != [(h.key, h.fingerprint) for h in self.held]:
-            self.held = held
+        damaged = self.ctx.engine.damaged_files()
+        if [(h.key, h.fingerprint) for h in held] != [(h.key, h.fingerprint) for h in self.held] or (
+            damaged != self.damaged
+        ):
+            self.held, self.damaged = held, damaged
             self.changed.emit()
 
 
@@ -46,14 +53,31 @@ def tray_tooltip(ready: int, servers: int, held: list[Held]) -> str:
     return f"{tip}\n{held_count_text(held)}" if held else tip
 
 
-def banner_text(held: list[Held]) -> str:
-    """What the banner says: how many changed, how many are new, and that clients do not see them."""
+def damaged_text(damaged: list[dict[str, str]]) -> str:
+    """What the banner says of a pins file that cannot be read: never hidden behind what it held."""
+    return " ".join(
+        f"<b>The tool pins file {html.escape(d['file'])} is damaged</b> ({html.escape(d['reason'])}): tools "
+        "that differ from those served last are held, and nothing can be approved until you repair it "
+        "or run <code>mcpmanager pins reset</code> (which keeps it aside)."
+        for d in damaged
+    )
+
+
+def banner_text(held: list[Held], damaged: list[dict[str, str]] | None = None) -> str:
+    """What the banner says: a damaged pins file first, then how many changed, how many are new, and
+    that clients do not see them."""
+    said = damaged_text(damaged or [])
+    if not held:
+        return said
     changed = sum(1 for h in held if not h.new)
     new = len(held) - changed
     them = "it" if len(held) == 1 else "them"
     parts = []
     if changed:
         parts.append(f"{_tools(changed)} changed since you approved {'it' if changed == 1 else 'them'}")
-    if new:
+    if new and damaged:  # nothing to tell new from lost: the pins file cannot be read
+        parts.append(f"{_tools(new)} not served before {'is' if new == 1 else 'are'} held")
+    elif new:
         parts.append(f"{new} new tool{'s' if new != 1 else ''} appeared on a server you approved")
-    return f"<b>{' and '.join(parts)}.</b> Clients do not see {them} until you review and approve {them}."
+    text = f"<b>{' and '.join(parts)}.</b> Clients do not see {them} until you review and approve {them}."
+    return f"{said}<br>{text}" if said else text

@@ -127,7 +127,12 @@ class PinsReview(QDialog):
         if held is None:
             return
         name = f"<b>{html.escape(held.key)}</b>"
-        if held.new:
+        if held.new and held.damaged:  # nothing to compare with: the pins file cannot be read
+            self.summary.setText(
+                f"{name} was not served before and the tool pins file cannot be read, so it is held (all shown "
+                "as added). Repair or reset the file to approve it."
+            )
+        elif held.new:
             self.summary.setText(
                 f"{name} is new: its server added it after you approved its tools (all shown as added)."
             )

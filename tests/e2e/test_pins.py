@@ -145,3 +145,60 @@ async def test_a_new_tool_of_a_known_server_is_held_under_hold_until_approved(tm
 
 async def _called(client: Client, name: str) -> bool:
     return not (await call(client, "discovery", name, {})).startswith("ERROR")
+
+
+def status_json(home: Path) -> dict[str, Any]:
+    env = {"MCPMANAGER_HOME": str(home), "PATH": os.environ.get("PATH", ""), **keyring_env(home.parent / "keyring")}
+    command = [sys.executable, "-m", "mcpmanager", "status", "--json"]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def damaged_files(home: Path) -> list[str]:
+    return [entry["file"] for engine in status_json(home)["engines"] for entry in engine.get("damaged") or []]
+
+
+async def test_a_damaged_pins_file_holds_what_changed_and_refuses_approval_until_reset(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    tools = tools_file(tmp_path, HONEST)
+    server = fixture("--name", "memo", "--tools-file", str(tools), "--log-calls")
+    config = write_config(tmp_path / "cfg", {"memo": server}, supervisor=FAST)
+    pins_file = tmp_path / "cfg" / "pins.json"
+
+    async with serving_http(config, home) as served, http_client(f"{served.url}/direct", served.token) as client:
+        await wait_for(lambda: _has(client, "save_memo"), 30)  # served, so in the catalogue cache
+    garbled = pins_file.read_text(encoding="utf-8")[:40]  # truncated mid-write
+    pins_file.write_text(garbled, encoding="utf-8")
+
+    tools_file(tmp_path, RUG_PULL)  # the server changes the tool while the pins cannot be read
+    async with serving_http(config, home) as served:
+        await wait_for(lambda: json.loads(pins(home, "--json").stdout)["held"], 30)
+        async with http_client(f"{served.url}/direct", served.token) as client:
+            assert "save_memo" not in await listed(client) and "echo" in await listed(client)
+            refused = await call(client, "direct", "save_memo", {"memo": "x"})
+            assert refused.startswith("ERROR Tool 'save_memo' of server 'memo' changed"), refused
+        assert calls_received(home) == []  # never forwarded
+
+        assert damaged_files(home) == [str(pins_file)]  # status --json says which file
+        listing = pins(home)
+        assert f"damaged: {pins_file}" in listing.stdout and "memo:save_memo  changed: description" in listing.stdout
+        assert json.loads(pins(home, "--json").stdout)["damaged"][0]["file"] == str(pins_file)
+
+        refused_approval = pins(home, "approve", "memo:save_memo")
+        assert refused_approval.returncode != 0, refused_approval.stderr
+        assert str(pins_file) in refused_approval.stderr and "approved memo:save_memo" not in refused_approval.stderr
+        assert pins_file.read_text(encoding="utf-8") == garbled  # nothing written over it
+
+        reset = pins(home, "reset")
+        assert reset.returncode == 0, reset.stderr
+        [aside] = list(pins_file.parent.glob("pins.json.damaged-*"))
+        assert aside.read_text(encoding="utf-8") == garbled and str(aside) in reset.stdout
+        json.loads(pins_file.read_text(encoding="utf-8"))  # a fresh, readable file
+        await wait_for(lambda: damaged_files(home) == [], 10)  # the engine follows it
+        [held] = json.loads(pins(home, "--json").stdout)["held"]  # a reset lets nothing through
+        assert (held["tool"], held["approved"]["description"]) == ("save_memo", HONEST)
+
+        approved = pins(home, "approve", "memo:save_memo")
+        assert approved.returncode == 0, approved.stderr
+        async with http_client(f"{served.url}/direct", served.token) as client:
+            await wait_for(lambda: _has(client, "save_memo"), 10)

@@ -172,3 +172,33 @@ async def test_a_new_tool_is_held_under_hold_and_approve_all_lets_it_through(tmp
         assert set(pinned(tmp_path)) >= {"save_memo", "send_memo", "list_memos"}
         await until(lambda: not banner.isVisible(), timeout=1.0)
         review.close()
+
+
+async def test_a_damaged_pins_file_shows_in_the_banner_holds_the_change_and_refuses_approval(
+    tmp_path: Path, qtbot: QtBot
+) -> None:
+    tools = write_tools(tmp_path, HONEST)
+    async with gui_context(tmp_path, {"memo": memo_server(tools)}) as ctx:
+        await until(lambda: served(ctx, "memo:save_memo"))  # served, so in the catalogue cache
+    pins_file = tmp_path / "pins.json"
+    pins_file.write_text('{"servers": {"memo": {"save_', encoding="utf-8")  # truncated
+    write_tools(tmp_path, RUG_PULL)
+
+    async with gui_context(tmp_path, {"memo": memo_server(tools)}) as ctx:
+        window = MainWindow(ctx)
+        qtbot.addWidget(window)
+        window.show()
+        banner = window.held
+        await until(lambda: banner.isVisible() and banner.watch.held)
+        text = banner.message.text()
+        assert f"The tool pins file {pins_file} is damaged" in text, text
+        assert "mcpmanager pins reset" in text and "1 tool changed since you approved it" in text
+        assert not served(ctx, "memo:save_memo") and served(ctx, "memo:echo")
+
+        review = banner.review()
+        qtbot.mouseClick(review.approve_button, Qt.MouseButton.LeftButton)
+        [problem] = ctx.errors.problems
+        assert str(pins_file) in problem.title and "damaged" in problem.title, problem.title
+        assert not served(ctx, "memo:save_memo") and len(banner.watch.held) == 1
+        assert pins_file.read_text(encoding="utf-8") == '{"servers": {"memo": {"save_'
+        review.close()

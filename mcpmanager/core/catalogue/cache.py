@@ -19,13 +19,18 @@ VERSION = 1
 
 def load(path: Path) -> dict[str, list[ToolDict]]:
     """Every server's cached tools; nothing when the file is missing or unreadable."""
+    return read(path)[0]
+
+
+def read(path: Path) -> tuple[dict[str, list[ToolDict]], str | None]:
+    """Every server's cached tools, and why the file could not be read (None: it could, or is missing)."""
     if not path.exists():
-        return {}
+        return {}, None
     found: dict[str, list[ToolDict]] = {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         if data.get("version") != VERSION:
-            return {}
+            return {}, None  # another version's: not damaged, just not ours to read
         for server, entry in data["servers"].items():
             tools = entry["tools"]
             if isinstance(tools, list) and all(isinstance(t, dict) for t in tools):
@@ -33,8 +38,8 @@ def load(path: Path) -> dict[str, list[ToolDict]]:
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         # A broken cache costs only the fast start; never the user's work. Say so and go on.
         logger.warning("ignoring the catalogue cache %s: %s", path, exc)
-        return {}
-    return found
+        return {}, str(exc) or type(exc).__name__
+    return found, None
 
 
 def snapshot(server_tools: Mapping[str, list[ToolDict]]) -> dict[str, Any]:

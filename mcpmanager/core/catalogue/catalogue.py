@@ -86,8 +86,10 @@ class Catalogue:
         self._shared_ui: frozenset[str] = frozenset()
         self.changed: Signal[int] = Signal("catalogue changed")  # the new generation
         self.generation = 0
+        self.cache_problem: str | None = None  # why the cache file could not be read at start
         if cache_file is not None:
-            self._server_tools.update(cache.load(cache_file))
+            cached, self.cache_problem = cache.read(cache_file)
+            self._server_tools.update(cached)
             self._from_cache.update(self._server_tools)
 
     # Reading --------------------------------------------------------------------------------------
@@ -122,6 +124,10 @@ class Catalogue:
     def shared_ui_uris(self) -> frozenset[str]:
         """The `ui://` URIs tools of several servers name: shown qualified by server (`apps`)."""
         return self._shared_ui
+
+    def served(self) -> dict[str, list[ToolDict]]:
+        """Every server's tools as last served (listed in this run, or from the disk cache)."""
+        return dict(self._server_tools)
 
     def server_tools(self, server: str) -> list[ToolDict] | None:
         return self._server_tools.get(server)

@@ -10,6 +10,12 @@ record it here; the engine follows the file). A tool new to a server whose tools
 follows the config's `proxy.newTools`: pinned as it comes ("allow": it was never trusted under another
 definition) or held like a changed one ("hold"). A server's first listing is always pinned as seen
 (trust on first use). Approvals survive restarts: they are this file.
+
+A damaged file (truncated, garbled) is never believed and never written over: the engine reviews
+against the definitions it served last (the catalogue cache, `baseline`), so a tool that differs is
+held and a tool it never served on a known server is held as new; approving fails naming the file
+(`PinsDamaged`) until the user repairs it or resets it (`reset_pins`: the file kept aside). Front
+ends show `damaged`: a guard that fails silently would be the way around it.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ import contextlib
 import hashlib
 import json
 import logging
+import shutil
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +62,7 @@ class Held:
     approved: dict[str, Any]  # the definition last approved ({} for a new tool)
     now: dict[str, Any]  # the definition the server lists now
     new: bool = False  # never approved under any definition
+    damaged: bool = False  # held while the pins file cannot be read: against what was served last
 
     @property
     def key(self) -> str:
@@ -61,6 +70,13 @@ class Held:
 
     def refusal(self) -> str:
         """What a call to it answers (an isError): what changed, and how to approve."""
+        if self.damaged:
+            what = "is not among the tools served before" if self.new else f"changed ({', '.join(self.changed)})"
+            return (
+                f"Tool '{self.tool}' of server '{self.server}' {what}, and the tool pins file cannot be read, so "
+                "it is withheld until the user repairs the file or resets it (`mcpmanager pins reset`) and "
+                f"approves the tool (`mcpmanager pins approve {self.key}`)."
+            )
         if self.new:
             return (
                 f"Tool '{self.tool}' of server '{self.server}' is new since the server's tools were "
@@ -78,10 +94,15 @@ class Held:
             "tool": self.tool,
             "fingerprint": self.fingerprint,
             "new": self.new,
+            "damaged": self.damaged,
             "changed": list(self.changed),
             "approved": self.approved,
             "now": self.now,
         }
+
+
+class PinsDamaged(ValueError):
+    """An approval asked for while the pins file cannot be read: nothing can be recorded."""
 
 
 class Pins:
@@ -90,7 +111,8 @@ class Pins:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._approved: dict[str, dict[str, dict[str, Any]]] = {}  # server → tool → definition
-        self._readable = True
+        self.damaged: str | None = None  # why the file cannot be read, while it cannot
+        self._unseen: dict[str, set[str]] = {}  # tools held as not served before while it could not be read
         self._prints: dict[tuple[str, str], str] = {}  # the approved definitions' fingerprints, as computed
         self.load()
 
@@ -99,17 +121,44 @@ class Pins:
             return
         self._prints.clear()
         try:
-            document = json.loads(self.path.read_text(encoding="utf-8"))
-            servers = document["servers"]
-            self._approved = {str(s): {str(t): dict(d) for t, d in dict(tools).items()} for s, tools in servers.items()}
-            self._readable = True
+            servers = _read(self.path)
         except FileNotFoundError:
-            self._approved, self._readable = {}, True
+            servers = {}
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            # Unreadable: tools are pinned in memory as first seen (holding every tool would take
-            # every client's tools away over a damaged file), and the file is left for the user to fix.
-            logger.error("cannot read the tool pins %s (%s); they are not written until it is fixed", self.path, exc)
-            self._readable = False
+            # Unreadable: what is pinned in memory stays (the last readable file's, or the definitions
+            # served last: `baseline`), nothing is written over the file, and everyone is told.
+            if self.damaged is None:
+                said = "tools that differ from those served last are held, and nothing is approved until it is repaired"
+                logger.error("cannot read the tool pins %s (%s): %s or reset", self.path, exc, said)
+            self.damaged = str(exc) or type(exc).__name__
+            return
+        if self.damaged is not None:
+            # Repaired or reset: what was held in memory meanwhile stays held (a reset file lacks the
+            # old definition of a tool held now), so tools the file does not name are kept, and written.
+            # A tool held as not served before is recorded by name alone, so it stays held (as changed)
+            # until approved: it may be one held before the damage, whose approved definition was lost.
+            logger.info("the tool pins %s are readable again", self.path)
+            for server, tools in self._approved.items():
+                for tool, pinned in tools.items():
+                    servers.setdefault(server, {}).setdefault(tool, pinned)
+            for server, names in self._unseen.items():
+                for tool in names:
+                    servers.setdefault(server, {}).setdefault(tool, {"name": tool})
+            self._unseen.clear()
+            self._approved, self.damaged = servers, None
+            self._save()
+            return
+        self._approved = servers
+
+    def baseline(self, served: Mapping[str, Iterable[ToolDict]]) -> None:
+        """While the file is damaged: the definitions served last (the catalogue cache) stand for the
+        approved ones of every tool not pinned in memory yet."""
+        if self.damaged is None:
+            return
+        for server, tools in served.items():
+            known = self._approved.setdefault(server, {})
+            for spec in tools:
+                known.setdefault(str(spec.get("name")), definition(spec))
 
     def review(
         self, server: str, tools: Iterable[ToolDict], new_tools: NewTools = "allow"
@@ -118,7 +167,11 @@ class Pins:
         is; a tool new to a known server too, or held (`new_tools`: "hold")."""
         tools = list(tools)
         approved = self._approved.setdefault(server, {})
-        hold_new = new_tools == "hold" and bool(approved)  # a first listing is trusted as seen
+        # A first listing is trusted as seen. While the file is damaged nothing is first sight: a tool
+        # not served before may be one held in an earlier run (held tools are not cached), or its
+        # server's pins may be what was lost, so it is held as new.
+        damaged = self.damaged is not None
+        hold_new = damaged or (new_tools == "hold" and bool(approved))
         allowed: list[ToolDict] = []
         held: list[Held] = []
         added = False
@@ -126,8 +179,11 @@ class Pins:
             name = str(spec.get("name"))
             pinned = approved.get(name)
             if pinned is None and hold_new:
+                if damaged:
+                    self._unseen.setdefault(server, set()).add(name)
                 now = definition(spec)
-                held.append(Held(server, name, fingerprint(spec), tuple(k for k in FIELDS if k in now), {}, now, True))
+                kinds = tuple(k for k in FIELDS if k in now)
+                held.append(Held(server, name, fingerprint(spec), kinds, {}, now, True, damaged))
             elif pinned is None:
                 approved[name] = definition(spec)
                 added = True
@@ -137,7 +193,7 @@ class Pins:
             else:
                 now = definition(spec)
                 changed = tuple(k for k in FIELDS if pinned.get(k) != now.get(k))
-                held.append(Held(server, name, fingerprint(spec), changed, pinned, now))
+                held.append(Held(server, name, fingerprint(spec), changed, pinned, now, False, damaged))
         if added:
             self._save()
         return allowed, held
@@ -151,7 +207,10 @@ class Pins:
         return self._prints[key]
 
     def approve(self, held: Iterable[Mapping[str, Any]]) -> list[str]:
-        """Record the new definitions of held tools (as `Held.describe` gives them); their names."""
+        """Record the new definitions of held tools (as `Held.describe` gives them); their names.
+        PinsDamaged while the file cannot be read (an approval kept in memory would be lost)."""
+        if self.damaged is not None:
+            raise PinsDamaged(damaged_message(self.path, self.damaged))
         names = []
         for entry in held:
             now = dict(entry["now"])
@@ -164,9 +223,48 @@ class Pins:
         return names
 
     def _save(self) -> None:
-        if self.path is None or not self._readable:
+        if self.path is None or self.damaged is not None:
             return
         with contextlib.suppress(OSError):  # a full disk: pins stay in memory, tried again next time
             self.path.parent.mkdir(parents=True, exist_ok=True)
             document = {"servers": self._approved}
             write_atomic(self.path, json.dumps(document, indent=1, sort_keys=True).encode(), 0o600)
+
+
+def _read(path: Path) -> dict[str, dict[str, dict[str, Any]]]:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    servers = document["servers"]
+    return {str(s): {str(t): dict(d) for t, d in dict(tools).items()} for s, tools in servers.items()}
+
+
+def damaged_message(path: Path | None, reason: str) -> str:
+    return (
+        f"the tool pins file {path} is damaged ({reason}): nothing is approved until it is repaired, "
+        "or reset with `mcpmanager pins reset` (which keeps it aside)"
+    )
+
+
+def check(path: Path) -> str | None:
+    """Why the pins file at `path` cannot be read, or None (a missing file is a fresh start)."""
+    try:
+        _read(path)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        return str(exc) or type(exc).__name__
+    return None
+
+
+def reset_pins(path: Path, served: Mapping[str, Iterable[ToolDict]]) -> Path:
+    """Move a damaged pins file aside (`pins.json.damaged-<time>`) and start a fresh one from the
+    definitions served last (the catalogue cache), so what was trusted stays trusted and nothing held
+    is let through; where it was moved. FileNotFoundError when there is no file."""
+    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    while aside.exists():  # two resets in one second
+        aside = aside.with_name(aside.name + "x")
+    # Copied aside, then replaced at once: a running engine never sees the file missing (it would
+    # take that for a fresh start between the two steps).
+    shutil.copy2(path, aside)
+    document = {"servers": {s: {str(t.get("name")): definition(t) for t in tools} for s, tools in served.items()}}
+    write_atomic(path, json.dumps(document, indent=1, sort_keys=True).encode(), 0o600)
+    return aside

@@ -94,7 +94,9 @@ def scrub_backup(config_path: Path, moves: list[Move]) -> None:
     was, secrets and all, as `<name>.bak`. Blocks (a file)."""
     backup = backup_of(config_path)
     try:
-        text = backup.read_text(encoding="utf-8")
+        # surrogateescape: a backup with bytes that are not UTF-8 (a damaged config saved over) is
+        # scrubbed all the same, its other bytes kept as they are; failing here would leave the value.
+        text = backup.read_bytes().decode("utf-8", errors="surrogateescape")
         mode = stat.S_IMODE(backup.stat().st_mode)
     except FileNotFoundError:
         return
@@ -104,7 +106,7 @@ def scrub_backup(config_path: Path, moves: list[Move]) -> None:
         for form in sorted(spelled, key=len, reverse=True):
             scrubbed = scrubbed.replace(form, json.dumps(reference(move.entry))[1:-1])
     if scrubbed != text:
-        write_atomic(backup, scrubbed.encode("utf-8"), mode)
+        write_atomic(backup, scrubbed.encode("utf-8", errors="surrogateescape"), mode)
 
 
 def _values(server: ServerConfig) -> tuple[str, Mapping[str, str]]:

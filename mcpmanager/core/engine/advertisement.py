@@ -1,7 +1,8 @@
 """Advertisement files of running engines, so `mcpmanager status` and `connect` find them.
 
 Each engine writes `<runtime>/engines/<pid>.json` with its endpoint and its servers' states, and
-removes it on a clean exit. A file whose pid is gone is stale and is removed when read.
+removes it on a clean exit. A file whose pid is gone is stale and is removed when read; a live
+engine's file that cannot be read is reported as such (`unreadable`), never skipped.
 """
 
 from __future__ import annotations
@@ -42,15 +43,29 @@ def read_advertisements(runtime_dir: Path) -> list[dict[str, Any]]:
     for path in sorted(folder.glob("*.json")):
         try:
             pid = int(path.stem)
-            info = json.loads(path.read_text(encoding="utf-8"))
-        except (ValueError, OSError):
-            continue
+        except ValueError:
+            continue  # not an advertisement
         if not pid_exists(pid):
             path.unlink(missing_ok=True)
             continue
-        if isinstance(info, dict):
-            found.append(info)
+        try:
+            info = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(info, dict):
+                raise ValueError(f"a JSON {type(info).__name__}, not an object")
+        except (ValueError, OSError) as exc:
+            found.append(unreadable(pid, path, str(exc) or type(exc).__name__))
+            continue
+        found.append(info)
     return found
+
+
+def unreadable(pid: int, path: Path, reason: str) -> dict[str, Any]:
+    """What stands for a live engine whose advertisement cannot be read: the engine is there (taking
+    it for none would hide its held tools and damaged files), its state is not known."""
+    effect = (
+        "its servers, held tools and endpoint cannot be shown until the engine writes it again (on its next change)"
+    )
+    return {"pid": pid, "servers": {}, "damaged": [{"file": str(path), "reason": reason, "effect": effect}]}
 
 
 LAST_CONFIG = "last-config"
@@ -70,6 +85,6 @@ def last_config(runtime_dir: Path) -> Path | None:
     """The config file the last engine ran, if it still exists."""
     try:
         path = Path((runtime_dir / LAST_CONFIG).read_text(encoding="utf-8").strip())
-    except OSError:
+        return path if path.is_file() else None
+    except (OSError, ValueError):  # not UTF-8, a NUL in it: damaged, so as if there were none
         return None
-    return path if path.is_file() else None

@@ -24,7 +24,7 @@ from mcpmanager.core.config.model import Config, ConfigError
 from mcpmanager.core.config.modes import MODES, Mode
 from mcpmanager.core.config.servers import ServerConfig
 from mcpmanager.core.engine.advertisement import advertisement_path, remember_config, write_advertisement
-from mcpmanager.core.engine.events import CatalogueChanged, ConfigApplied, ConfigRejected, EngineEvent
+from mcpmanager.core.engine.events import CatalogueChanged, ConfigApplied, ConfigRejected, EngineEvent, PinsChanged
 from mcpmanager.core.proxy.router import Router
 from mcpmanager.core.proxy.suggestions import Suggestion, always_on_suggestions
 from mcpmanager.core.search.semantic import CACHE_FILES, vector_cache
@@ -51,6 +51,7 @@ logger = logging.getLogger(__name__)
 SEARCH_VECTORS = CACHE_FILES["static"]  # tools' semantic vectors by text (core/search/vector_cache.py)
 CACHE_SAVE_DELAY = 0.5  # seconds: servers that come up together share one cache write
 PINS_FILE = "pins.json"  # approved tool definitions, beside the config file
+CATALOGUE_FILE = "catalogue.json"  # every server's tools as last served, in the cache folder
 LEARNED_FILE = "learned.json"  # (discover query → tool called) pairs, beside the catalogue cache
 ADVERTISE_RETRY = 2.0  # seconds between tries to write the advertisement on a full disk
 
@@ -92,7 +93,7 @@ class Engine:
         self.groups = ProcessGroups(paths.runtime_dir, functools.partial(start_watchdog, leftovers=leftovers))
         self._spawner: Spawner = spawner or functools.partial(spawn_child, groups=self.groups)
         self.identity = identity
-        self.catalogue = Catalogue(paths.cache_dir / "catalogue.json", config.proxy.max_name_length)
+        self.catalogue = Catalogue(paths.cache_dir / CATALOGUE_FILE, config.proxy.max_name_length)
         self.offerings = Offerings(config.proxy.max_name_length)
         self._eras = KnownEras(paths.cache_dir / "eras.json")
         self.downstreams: dict[str, Downstream] = {}
@@ -111,6 +112,7 @@ class Engine:
         self.config_error: str | None = None
         # Tool pinning: approved definitions beside the config; the tools held now, by server.
         self.pins = Pins(paths.config_file.with_name(PINS_FILE))
+        self.pins.baseline(self.catalogue.served())  # a damaged file: what was served last stands in
         self.held: dict[str, list[Held]] = {}
         self.router.withheld = self.withheld
         self.router.learning.store.path = paths.cache_dir / LEARNED_FILE  # read in `start`
@@ -278,9 +280,11 @@ class Engine:
         self._schedule_cache_save()
 
     def _pins_changed(self) -> None:
-        """`pins.json` changed (an approval): review every running server's tools again."""
+        """`pins.json` changed (an approval, a repair, a reset): review every running server's tools again."""
         self.pins.load()
+        self.pins.baseline(self.catalogue.served())  # damaged now: servers it had no pins for yet
         self._review_all()
+        self.events.emit(PinsChanged(self.pins.damaged))
 
     def _review_all(self) -> None:
         for name, downstream in self.downstreams.items():
@@ -292,10 +296,22 @@ class Engine:
         """The tools held now, of the servers that run (a disabled server's are not served anyway)."""
         return [h for name, d in self.downstreams.items() if not d.config.disabled for h in self.held.get(name, [])]
 
+    def damaged_files(self) -> list[dict[str, str]]:
+        """The state files that cannot be read and what that does (`status`, the window's banner)."""
+        if self.pins.damaged is None:
+            return []
+        effect = "tools that differ from those served last are held; approving fails until it is repaired or reset"
+        if self.catalogue.cache_problem is not None:  # nothing was served last, as far as the engine knows
+            effect = (f"the catalogue cache {self.catalogue.cache_file} could not be read either "
+                      f"({self.catalogue.cache_problem}), so every tool is held; approving fails until "
+                      "it is repaired or reset")  # fmt: skip
+        return [{"file": str(self.pins.path), "reason": self.pins.damaged, "effect": effect}]
+
     def approve(self, held: list[dict[str, Any]]) -> list[str]:
         """Approve held tools (as `Held.describe` gives them) as `mcpmanager pins approve` does: their
         new definitions recorded in the pins file, checked against the fingerprints reported; served
-        again at once. ValueError if a definition does not match its fingerprint."""
+        again at once. ValueError if a definition does not match its fingerprint, PinsDamaged (a
+        ValueError) while the pins file cannot be read."""
         self.pins.load()  # the file as it is now: an approval made meanwhile by the command is kept
         names = self.pins.approve(held)
         self._review_all()  # not from the file again: on a full disk the approval holds for this run
@@ -407,6 +423,7 @@ class Engine:
             "mode": self.router.mode,
             "config": self.identity.config_label or str(self.paths.config_file),
             "config_error": self.config_error,
+            "damaged": self.damaged_files(),  # state files that cannot be read: never believed, never hidden
             "started": self._started,
             "tools": len(self.catalogue.tools()),
             "learned": len(self.router.learning.store),  # (query → tool) pairs learned from use

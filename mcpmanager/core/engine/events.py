@@ -25,4 +25,12 @@ class ConfigApplied:
     servers: tuple[str, ...]
 
 
-EngineEvent = DownstreamEvent | CatalogueChanged | ConfigRejected | ConfigApplied | CallRecord
+@dataclass(frozen=True)
+class PinsChanged:
+    """The pins file was read again (an approval, a repair, a reset): held tools and whether the
+    file is damaged may have changed."""
+
+    damaged: str | None
+
+
+EngineEvent = DownstreamEvent | CatalogueChanged | ConfigRejected | ConfigApplied | PinsChanged | CallRecord

@@ -11,6 +11,7 @@ import hashlib
 import io
 import logging
 import threading
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -64,12 +65,18 @@ class VectorCache:
         if self.path is None or not self.path.exists():
             return
         try:
-            with np.load(self.path, allow_pickle=False) as data:
+            # From bytes read whole: np.load leaves its file open when the file ends early (EOFError).
+            with np.load(io.BytesIO(self.path.read_bytes()), allow_pickle=False) as data:
                 if str(data["model"]) != self.model:
                     return
                 keys, vectors = data["keys"], data["vectors"].astype(np.float32)
-        except (OSError, ValueError, KeyError) as exc:
+                if len(keys) != len(vectors):
+                    raise ValueError(f"{len(keys)} keys for {len(vectors)} vectors")
+        # A file cut short or garbled (it is written without waiting for the disk) is not a zip, or
+        # ends early: it costs its vectors, computed again and written anew, nothing more.
+        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
             logger.warning("ignoring the search vector cache %s: %s", self.path, exc)
+            self._dirty = True  # written anew, even if nothing new is computed
             return
         with self._lock:
             for key, vector in zip(keys.tolist(), vectors, strict=True):

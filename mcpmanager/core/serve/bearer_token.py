@@ -1,16 +1,20 @@
 """The endpoint's bearer token: random, kept in the runtime directory in a file only the user can
 read (0600), never logged. Made once and reused while the file exists, so a client that was given
-it keeps working across engine restarts (the runtime directory itself goes at logout)."""
+it keeps working across engine restarts (the runtime directory itself goes at logout). A damaged
+file (empty, not ASCII) is a token no client can present: it is replaced, and said."""
 
 from __future__ import annotations
 
 import hmac
+import logging
 import os
 import secrets
 from pathlib import Path
 
 TOKEN_FILE = "token"
 _BYTES = 32
+
+logger = logging.getLogger(__name__)
 
 
 def token_path(runtime_dir: Path) -> Path:
@@ -43,7 +47,10 @@ def ensure_token(runtime_dir: Path) -> str:
     try:
         os.link(temporary, token_path(runtime_dir))  # fails if another engine made one meanwhile
     except FileExistsError:
-        pass
+        if read_token(runtime_dir) is None:  # there, but damaged: the callers hold the engine lock
+            logger.warning("the bearer token file %s is damaged (empty or not ASCII); a new token replaces it",
+                           token_path(runtime_dir))  # fmt: skip
+            os.replace(temporary, token_path(runtime_dir))
     finally:
         temporary.unlink(missing_ok=True)
     found = read_token(runtime_dir)

@@ -3,9 +3,14 @@ move, what stays in the config, and that the description never holds a value."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+from mcpmanager.core.config.save import backup_of
 from mcpmanager.core.config.secrets import mask
 from mcpmanager.core.config.servers import HttpServerConfig, StdioServerConfig, secret_values, shown_command
-from mcpmanager.core.config.to_keyring import move_to_keyring, moves_of
+from mcpmanager.core.config.to_keyring import Move, move_to_keyring, moves_of, scrub_backup
+from mcpmanager.core.vault.references import reference
 from mcpmanager.core.vault.store import Vault
 
 OPAQUE = "opaque-value-with-no-shape"
@@ -58,3 +63,18 @@ def test_a_reference_is_shown_as_it_is_and_the_secrets_beside_it_are_not() -> No
     assert secret_values(server) == [SHAPED]
     text = "ACME_TOKEN=${keyring:acme/ACME_TOKEN} Authorization: Bearer ${keyring:x} API_KEY=abc123456"
     assert mask(text) == "ACME_TOKEN=${keyring:acme/ACME_TOKEN} Authorization: Bearer ${keyring:x} API_KEY=***"
+
+
+def test_a_damaged_backup_is_scrubbed_all_the_same(tmp_path: Path) -> None:
+    """A backup with bytes that are not UTF-8 (a damaged config saved over) still loses the secret:
+    left in it, the plain-text value would outlive its move to the keyring."""
+    config = tmp_path / "config.json"
+    config.write_text("{}", encoding="utf-8")
+    secret = "sk-live-0123456789abcdef"
+    damaged = b'{"mcpServers": {"a": {"env": {"API_KEY": "' + secret.encode() + b'"}}}, "x": "\xff\xfe"}'
+    backup_of(config).write_bytes(damaged)
+    move = Move("a", "env", "API_KEY", "a/API_KEY", "", secret)
+    scrub_backup(config, [move])
+    scrubbed = backup_of(config).read_bytes()
+    assert secret.encode() not in scrubbed and b"\xff\xfe" in scrubbed  # only the secret changed
+    assert scrubbed == damaged.replace(secret.encode(), json.dumps(reference("a/API_KEY"))[1:-1].encode())
