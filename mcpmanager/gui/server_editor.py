@@ -38,7 +38,7 @@ from mcpmanager.core.config.names import SERVER_NAME, free_name
 from mcpmanager.core.config.pasted import SnippetError, parse_snippet
 from mcpmanager.core.config.secrets import Masker, argument_secrets, mask, mask_arguments
 from mcpmanager.core.config.servers import HttpServerConfig, HttpTransport, ServerConfig, StdioServerConfig
-from mcpmanager.core.config.to_keyring import Move, entry_name, scrub_backup, split_value
+from mcpmanager.core.config.to_keyring import Move, entry_name, split_value
 from mcpmanager.core.engine.control import ControlError
 from mcpmanager.core.vault.references import reference
 from mcpmanager.core.vault.store import Vault, VaultError
@@ -322,7 +322,7 @@ class ServerEditor(QWidget):
                 raise  # unexpected: the error bar shows it with its details too
             return
         if self._stored:  # saving kept the file before as its backup, with the values now in the keyring
-            await asyncio.to_thread(scrub_backup, self.ctx.control.path, self._stored)
+            await self.ctx.control.scrub_backup(self._stored)
         if isValid(self):
             self._busy(False)
             self.close()
