@@ -63,6 +63,7 @@ class ServerEditor(QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # the opener forgets it on `destroyed`
         self.ctx = ctx
         self.original = server.name if server is not None else None
+        self._base = server  # what the form was filled from: a save changes only what differs from it
         self.pasted: list[ServerConfig] = []  # several servers read from a paste, waiting for "Add all"
         self._loaded_args: tuple[str, list[str]] = ("", [])
         self._dialog: QFileDialog | None = None
@@ -306,7 +307,7 @@ class ServerEditor(QWidget):
         done: list[str] = []
         try:
             for server in servers:
-                await self.ctx.control.put_server(server, replacing=replacing)
+                await self.ctx.control.put_server(server, replacing=replacing, base=self._base if replacing else None)
                 done.append(server.name)
                 if isValid(self):
                     self.saved.emit(server.name)

@@ -27,6 +27,7 @@ from mcpmanager.core.clients.importing import Added, Skipped, merge
 from mcpmanager.core.config.load import load_config
 from mcpmanager.core.config.model import Config, ConfigError
 from mcpmanager.core.config.names import SERVER_NAME
+from mcpmanager.core.config.rebase import rebase_server
 from mcpmanager.core.config.save import ConfigChanged, save_config
 from mcpmanager.core.config.servers import ServerConfig
 from mcpmanager.core.config.settings import Approval, ToolSettings
@@ -117,12 +118,19 @@ class Control:
 
     # Servers --------------------------------------------------------------------------------------
 
-    async def put_server(self, server: ServerConfig, replacing: str | None = None) -> None:
+    async def put_server(
+        self, server: ServerConfig, replacing: str | None = None, base: ServerConfig | None = None
+    ) -> None:
         """Add `server`, or replace the one named `replacing` in its place (a rename carries its
-        tool settings along)."""
+        tool settings along). `base`: the server `server` was edited from (the window's form); what
+        the edit left as it was is taken from the file now (`rebase_server`)."""
         _check_name(server.name)
+        edited = server
 
         def change(config: Config) -> Config:
+            server = edited
+            if base is not None and replacing is not None and replacing in config.servers:
+                server = rebase_server(base, edited, config.servers[replacing])
             if server.name != replacing and server.name in config.servers:
                 raise ControlError(f"a server named {server.name!r} exists already")
             if replacing is not None and replacing not in config.servers:

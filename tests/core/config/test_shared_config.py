@@ -69,9 +69,8 @@ async def test_another_process_holding_the_lock_makes_our_edit_wait_then_refuse(
     before = path.read_bytes()
     holder = _holder(path)
     try:
-        with pytest.raises(ConfigBusy, match=r"\.config\.json\.lock for over 0\.2 s"):
-            with ConfigLock(path, timeout=0.2):
-                pass
+        with pytest.raises(ConfigBusy, match=r"\.config\.json\.lock for over 0\.2 s"), ConfigLock(path, timeout=0.2):
+            pass
         with pytest.raises(ControlError, match="nothing was saved"):
             await Control(path, lock_timeout=0.2).put_server(StdioServerConfig("b", "b"))
         assert path.read_bytes() == before
@@ -118,11 +117,12 @@ def test_a_save_landing_just_before_our_rename_is_caught_at_the_last_moment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from mcpmanager.core.config import save
+    from mcpmanager.core.system import atomic_write
 
     path = _config(tmp_path, {"a": {"command": "a"}})
     read = read_snapshot(path)
     assert read.config is not None
-    original = save.write_atomic
+    original = atomic_write.write_atomic
 
     def editor_saves_meanwhile(target: Path, data: bytes, mode: int, **options: Any) -> None:
         if target == path:  # after the backup, before our file is renamed over theirs
@@ -192,7 +192,9 @@ async def test_an_import_made_again_counts_what_the_last_read_had(
     _editor_after_reads(monkeypatch, path, times=1)  # another program adds `theirs-1` meanwhile
     same = StdioServerConfig("theirs-1", "t")
     added, skipped = await Control(path).import_servers([(same, tmp_path / "client.json")])
-    assert added == [] and [s.reason for s in skipped] == ["already in mcpmanager as 'theirs-1'"]  # identical to theirs, now there
+    assert added == [] and [s.reason for s in skipped] == [
+        "already in mcpmanager as 'theirs-1'"
+    ]  # identical to theirs, now there
 
 
 async def test_secrets_moved_into_the_file_as_it_is_now_and_a_value_changed_meanwhile_stays(tmp_path: Path) -> None:
@@ -211,3 +213,16 @@ async def test_secrets_moved_into_the_file_as_it_is_now_and_a_value_changed_mean
     assert acme.env == {"A_TOKEN": "${keyring:acme/A_TOKEN}", "B_TOKEN": "three-9012"}
     assert _servers(path) == ["acme", "other"]
     assert "one-1234" not in backup_of(path).read_text(encoding="utf-8")  # the backup scrubbed too
+
+
+async def test_the_window_s_edit_from_a_copy_opened_before_a_secrets_move_keeps_the_reference(tmp_path: Path) -> None:
+    path = _config(tmp_path, {"acme": {"command": "a", "args": ["--old"], "env": {"A_TOKEN": "one-1234"}}})
+    opened = load_config(path).servers["acme"]  # the editor's form is filled from this
+    assert isinstance(opened, StdioServerConfig)
+    _, moves = move_to_keyring(opened, Vault())
+    await Control(path).move_secrets("acme", moves)  # `secrets move`, meanwhile
+    await Control(path).put_server(StdioServerConfig("acme", "a", ["--new"], env=opened.env), "acme", base=opened)
+    acme = load_config(path).servers["acme"]
+    assert isinstance(acme, StdioServerConfig)
+    assert acme.args == ["--new"] and acme.env == {"A_TOKEN": "${keyring:acme/A_TOKEN}"}
+    assert "one-1234" not in path.read_text(encoding="utf-8")
