@@ -278,10 +278,9 @@ class Control:
                 snapshot = await asyncio.to_thread(read_snapshot, self.path)
             except ConfigError as exc:
                 raise ControlError(f"{exc} (fix the file first; it was left as it is)") from exc
-            if snapshot.config is not None:
-                read = snapshot.config
-            else:
-                read = missing or (self.engine.config if self.engine else Config())
+            read = snapshot.config
+            if read is None:  # no file yet
+                read = missing if missing is not None else (self.engine.config if self.engine else Config())
             changed = change(read)
             if changed is None:
                 return None
