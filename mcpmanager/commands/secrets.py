@@ -150,7 +150,7 @@ def _list(vault: Vault, args: argparse.Namespace) -> int:
 def _move(vault: Vault, args: argparse.Namespace) -> int:
     import anyio
 
-    from mcpmanager.core.config.to_keyring import move_to_keyring, moves_of, scrub_backup
+    from mcpmanager.core.config.to_keyring import move_to_keyring, moves_of
     from mcpmanager.core.engine.control import Control, ControlError
 
     path = _config_path(args)
@@ -171,11 +171,16 @@ def _move(vault: Vault, args: argparse.Namespace) -> int:
     if args.dry_run:
         print("Nothing was changed (--dry-run).")
         return 0
-    rewritten, moved = move_to_keyring(server, vault, keys)
+    _, moved = move_to_keyring(server, vault, keys)
     try:
-        anyio.run(Control(path).put_server, rewritten, name)
+        # Into the config as it is when saved (not the copy read above); the backup scrubbed too.
+        made = anyio.run(Control(path).move_secrets, name, moved)
     except ControlError as exc:
         raise SecretsError(f"stored in the keyring, but the config was not rewritten: {exc}") from None
-    scrub_backup(path, moved)  # the backup of the file before would keep them
+    for move in moved:
+        if move not in made:
+            print(
+                f"{name}: {move.where} {move.key} changed in {path.name} meanwhile: left as it is now", file=sys.stderr
+            )
     print(f"{path} now refers to the keyring; a running mcpmanager restarts {name} with the same values.")
     return 0

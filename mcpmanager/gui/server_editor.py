@@ -38,7 +38,7 @@ from mcpmanager.core.config.names import SERVER_NAME, free_name
 from mcpmanager.core.config.pasted import SnippetError, parse_snippet
 from mcpmanager.core.config.secrets import Masker, argument_secrets, mask, mask_arguments
 from mcpmanager.core.config.servers import HttpServerConfig, HttpTransport, ServerConfig, StdioServerConfig
-from mcpmanager.core.config.to_keyring import Move, entry_name, scrub_backup, split_value
+from mcpmanager.core.config.to_keyring import Move, entry_name, split_value
 from mcpmanager.core.engine.control import ControlError
 from mcpmanager.core.vault.references import reference
 from mcpmanager.core.vault.store import Vault, VaultError
@@ -63,6 +63,7 @@ class ServerEditor(QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # the opener forgets it on `destroyed`
         self.ctx = ctx
         self.original = server.name if server is not None else None
+        self._base = server  # what the form was filled from: a save changes only what differs from it
         self.pasted: list[ServerConfig] = []  # several servers read from a paste, waiting for "Add all"
         self._loaded_args: tuple[str, list[str]] = ("", [])
         self._dialog: QFileDialog | None = None
@@ -306,7 +307,7 @@ class ServerEditor(QWidget):
         done: list[str] = []
         try:
             for server in servers:
-                await self.ctx.control.put_server(server, replacing=replacing)
+                await self.ctx.control.put_server(server, replacing=replacing, base=self._base if replacing else None)
                 done.append(server.name)
                 if isValid(self):
                     self.saved.emit(server.name)
@@ -322,7 +323,7 @@ class ServerEditor(QWidget):
                 raise  # unexpected: the error bar shows it with its details too
             return
         if self._stored:  # saving kept the file before as its backup, with the values now in the keyring
-            await asyncio.to_thread(scrub_backup, self.ctx.control.path, self._stored)
+            await self.ctx.control.scrub_backup(self._stored)
         if isValid(self):
             self._busy(False)
             self.close()

@@ -15,8 +15,10 @@ from pytestqt.qtbot import QtBot
 from shiboken6 import isValid
 
 from mcpmanager.core.config.servers import ServerConfig, StdioServerConfig
-from mcpmanager.core.engine.control import ControlError
+from mcpmanager.core.config.to_keyring import move_to_keyring
+from mcpmanager.core.engine.control import Control, ControlError
 from mcpmanager.core.supervisor.lifecycle import State
+from mcpmanager.core.vault.store import Vault
 from mcpmanager.gui.context import GuiContext
 from mcpmanager.gui.secret_table import MASK
 from mcpmanager.gui.server_editor import ServerEditor, copy_name
@@ -441,10 +443,12 @@ async def test_a_refusal_midway_through_a_paste_keeps_the_rest_to_add(
         real = ctx.control.put_server
         refuse = {"delta"}
 
-        async def put_server(server: ServerConfig, replacing: str | None = None) -> None:
+        async def put_server(
+            server: ServerConfig, replacing: str | None = None, base: ServerConfig | None = None
+        ) -> None:
             if server.name in refuse:
                 raise ControlError("cannot save config.json: No space left on device")
-            await real(server, replacing)
+            await real(server, replacing, base)
 
         monkeypatch.setattr(ctx.control, "put_server", put_server)
         editor, saved = open_editor(ctx, owner)
@@ -460,3 +464,22 @@ async def test_a_refusal_midway_through_a_paste_keeps_the_rest_to_add(
         click(qtbot, editor.add_all_button)
         await until(lambda: saved == ["gamma", "delta"])
         assert list(on_disk(ctx)["mcpServers"]) == ["gamma", "delta"]
+
+
+async def test_saving_an_editor_opened_before_a_secrets_move_keeps_the_secret_in_the_keyring(
+    tmp_path: Path, qtbot: QtBot, owner: QWidget
+) -> None:
+    servers = {"beta": fixture("--name", "beta", env={"BETA_TOKEN": "fake-beta-token"})}
+    async with gui_context(tmp_path, servers) as ctx:
+        opened = ctx.engine.config.servers["beta"]
+        editor, saved = open_editor(ctx, owner, opened)
+        # `mcpmanager secrets move beta` in another program while the window is open.
+        _, moves = move_to_keyring(opened, Vault())
+        await Control(ctx.control.path).move_secrets("beta", moves)
+        editor.args.setPlainText(f"{FIXTURE_SERVER}\n--name\nbeta\n--start-delay\n0")
+        click(qtbot, editor.save_button)
+        await until(lambda: saved == ["beta"])
+        entry = on_disk(ctx)["mcpServers"]["beta"]
+        assert entry["env"] == {"BETA_TOKEN": "${keyring:beta/BETA_TOKEN}"}  # not the plain text back
+        assert entry["args"][-2:] == ["--start-delay", "0"]
+        assert "fake-beta-token" not in ctx.control.path.read_text(encoding="utf-8")

@@ -32,11 +32,16 @@ def load_config(path: Path) -> Config:
         return Config()
     except OSError as exc:
         raise ConfigError(str(path), f"cannot read: {exc.strerror or exc}") from None
+    return config_from_bytes(data, str(path))
+
+
+def config_from_bytes(data: bytes, source: str) -> Config:
+    """Validate a config file's bytes; `source` names it in errors."""
     try:
         text = data.decode("utf-8-sig")  # Windows editors may add a BOM
     except UnicodeDecodeError as exc:
-        raise ConfigError(str(path), f"not UTF-8 text (bad byte at offset {exc.start})") from None
-    return parse_config(text, str(path))
+        raise ConfigError(source, f"not UTF-8 text (bad byte at offset {exc.start})") from None
+    return parse_config(text, source)
 
 
 def parse_config(text: str, source: str) -> Config:

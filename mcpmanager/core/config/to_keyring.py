@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 import stat
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -67,7 +67,7 @@ def moves_of(server: ServerConfig, keys: Collection[str] | None = None) -> list[
     return found
 
 
-def with_references(server: ServerConfig, moves: list[Move]) -> ServerConfig:
+def with_references(server: ServerConfig, moves: Sequence[Move]) -> ServerConfig:
     """`server` with each moved value replaced by its reference (under `server`'s own name)."""
     _, values = _values(server)
     changed = dict(values)
@@ -76,6 +76,13 @@ def with_references(server: ServerConfig, moves: list[Move]) -> ServerConfig:
     if isinstance(server, HttpServerConfig):
         return replace(server, headers=changed)
     return replace(server, env=changed)
+
+
+def still_there(server: ServerConfig, moves: Sequence[Move]) -> list[Move]:
+    """The `moves` whose value `server` still has as it had when it was moved (another program may
+    have changed or removed it since): only those are replaced by their reference."""
+    _, values = _values(server)
+    return [move for move in moves if values.get(move.key) == move.prefix + move.value]
 
 
 def move_to_keyring(

@@ -1,20 +1,24 @@
 """What a user changes in a running engine (the manager's window does it through here).
 
-Every change is made to the config file as it is on disk now (an edit made in another editor meanwhile
-is kept, not overwritten), saved atomically with one backup, and applied to the running engine, so
-only what changed restarts and connected clients hear of what they see. A file that no longer loads
-is never overwritten: the change is refused with the file's own error. Starting, stopping and
-restarting a server are for this run only and touch no file.
+Every change is a function of the config file as it is on disk now, made under the config's lock
+(`core/config/shared.py`: our other writers wait their turn) and saved atomically with one backup
+only if the file is still what was read; else it is read again and the change made again, so an
+edit made in another program meanwhile is kept, not overwritten. It is then applied to the running
+engine, so only what changed restarts and connected clients hear of what they see. A file that no
+longer loads is never overwritten: the change is refused with the file's own error. Starting,
+stopping and restarting a server are for this run only and touch no file.
 
 Every change to the config file goes through here: the window's, and the command line's `import`
-(which has no engine in its process: it only saves, and a running engine follows the file).
+and `secrets move` (which have no engine in their process: they only save, and a running engine
+follows the file).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Literal
@@ -23,13 +27,19 @@ from mcpmanager.core.clients.importing import Added, Skipped, merge
 from mcpmanager.core.config.load import load_config
 from mcpmanager.core.config.model import Config, ConfigError
 from mcpmanager.core.config.names import SERVER_NAME
-from mcpmanager.core.config.save import save_config
+from mcpmanager.core.config.rebase import rebase_server
+from mcpmanager.core.config.save import ConfigChanged, save_config
 from mcpmanager.core.config.servers import ServerConfig
 from mcpmanager.core.config.settings import Approval, ToolSettings
+from mcpmanager.core.config.shared import LOCK_TIMEOUT, ConfigBusy, ConfigLock, read_snapshot
+from mcpmanager.core.config.to_keyring import Move, scrub_backup, still_there, with_references
 from mcpmanager.core.engine.engine import Engine
 from mcpmanager.core.supervisor.downstream import Downstream
 
 _ALIAS = re.compile(r"^\S+$")
+ATTEMPTS = 5  # reads and saves of one change while other programs keep saving the file
+
+Change = Callable[[Config], Config | None]  # the file's config -> the changed one (None: nothing to save)
 
 
 class ControlError(ValueError):
@@ -37,10 +47,11 @@ class ControlError(ValueError):
 
 
 class Control:
-    def __init__(self, path: Path, engine: Engine | None = None) -> None:
+    def __init__(self, path: Path, engine: Engine | None = None, lock_timeout: float = LOCK_TIMEOUT) -> None:
         """Changes to the config file at `path`, applied to `engine` when one runs in this process."""
         self.path = path
         self.engine = engine
+        self.lock_timeout = lock_timeout
         self._lock = asyncio.Lock()
 
     # Tools ----------------------------------------------------------------------------------------
@@ -57,8 +68,8 @@ class Control:
     ) -> None:
         """Change one tool's settings (`key` is `server:tool`); what is not given stays (`approval`
         "default": none of its own, `proxy.askBefore` decides)."""
-        async with self._lock:
-            config = self.current()
+
+        def change(config: Config) -> Config:
             settings = config.tools.get(key, ToolSettings())
             if always_on is not None:
                 settings = replace(settings, always_on=always_on)
@@ -70,7 +81,9 @@ class Control:
                 settings = replace(settings, params=self._params(key, params))
             if approval is not None:
                 settings = replace(settings, approval=None if approval == "default" else approval)
-            await self._commit(config.with_tool_settings(key, settings))
+            return config.with_tool_settings(key, settings)
+
+        await self._edit(change)
 
     def _aliases(self, key: str, aliases: Iterable[str]) -> list[str]:
         found: list[str] = []
@@ -105,12 +118,19 @@ class Control:
 
     # Servers --------------------------------------------------------------------------------------
 
-    async def put_server(self, server: ServerConfig, replacing: str | None = None) -> None:
+    async def put_server(
+        self, server: ServerConfig, replacing: str | None = None, base: ServerConfig | None = None
+    ) -> None:
         """Add `server`, or replace the one named `replacing` in its place (a rename carries its
-        tool settings along)."""
+        tool settings along). `base`: the server `server` was edited from (the window's form); what
+        the edit left as it was is taken from the file now (`rebase_server`)."""
         _check_name(server.name)
-        async with self._lock:
-            config = self.current()
+        edited = server
+
+        def change(config: Config) -> Config:
+            server = edited
+            if base is not None and replacing is not None and replacing in config.servers:
+                server = rebase_server(base, edited, config.servers[replacing])
             if server.name != replacing and server.name in config.servers:
                 raise ControlError(f"a server named {server.name!r} exists already")
             if replacing is not None and replacing not in config.servers:
@@ -126,15 +146,19 @@ class Control:
                 tools = {
                     (f"{server.name}:{k[len(prefix) :]}" if k.startswith(prefix) else k): v for k, v in tools.items()
                 }
-            await self._commit(config.with_servers(servers, tools))
+            return config.with_servers(servers, tools)
+
+        await self._edit(change)
 
     async def add_alias(self, key: str, alias: str) -> None:
         """Give a tool one more alias, on top of those in the file now (not a stale copy of them)."""
-        async with self._lock:
-            config = self.current()
+
+        def change(config: Config) -> Config:
             settings = config.tools.get(key, ToolSettings())
             aliases = self._aliases(key, [*settings.aliases, alias])
-            await self._commit(config.with_tool_settings(key, replace(settings, aliases=aliases)))
+            return config.with_tool_settings(key, replace(settings, aliases=aliases))
+
+        await self._edit(change)
 
     async def import_servers(self, servers: Iterable[tuple[ServerConfig, Path]]) -> tuple[list[Added], list[Skipped]]:
         """Add servers read from clients' configs (each with the file it came from), by the import rule:
@@ -143,33 +167,61 @@ class Control:
         servers = list(servers)
         for server, _ in servers:
             _check_name(server.name)
-        async with self._lock:
-            config = self.current() if self.path.exists() else Config()
+        outcome: tuple[list[Added], list[Skipped]] = ([], [])
+
+        def change(config: Config) -> Config | None:
+            nonlocal outcome
             merged, added, skipped = merge(config, servers)
-            if added:
-                await self._commit(merged)
-            return added, skipped
+            outcome = (added, skipped)  # of the last read: the one saved
+            return merged if added else None
+
+        await self._edit(change, missing=Config())
+        return outcome
+
+    async def move_secrets(self, name: str, moves: Sequence[Move]) -> list[Move]:
+        """Put references in place of the values `moves` took to the keyring, in server `name` as it
+        is in the file now, and scrub the backup; a value changed meanwhile stays as it is now. The
+        moves made."""
+        made: list[Move] = []
+
+        def change(config: Config) -> Config | None:
+            nonlocal made
+            server = config.servers.get(name)
+            if server is None:
+                raise ControlError(f"no server named {name!r} in {self.path.name} any more")
+            made = still_there(server, moves)
+            return config.with_server(with_references(server, made)) if made else None
+
+        await self._edit(change, after=lambda: scrub_backup(self.path, list(moves)))
+        return made
+
+    async def scrub_backup(self, moves: Sequence[Move]) -> None:
+        """Put the references of values moved to the keyring in the config's backup too."""
+        async with self._lock, self._file_lock():
+            await asyncio.to_thread(scrub_backup, self.path, list(moves))
 
     async def keep(self) -> None:
         """Write the running config to the file (the demo's servers become the user's own)."""
-        async with self._lock:
-            await self._commit(self.current())
+        await self._edit(lambda config: config)
 
     async def remove_server(self, name: str) -> None:
         """Remove a server; its tool settings stay in the file for when it comes back."""
-        async with self._lock:
-            config = self.current()
+
+        def change(config: Config) -> Config:
             if name not in config.servers:
                 raise ControlError(f"no server named {name!r} in {self.path.name}")
-            await self._commit(config.without_server(name))
+            return config.without_server(name)
+
+        await self._edit(change)
 
     async def set_enabled(self, name: str, enabled: bool) -> None:
-        async with self._lock:
-            config = self.current()
+        def change(config: Config) -> Config:
             server = config.servers.get(name)
             if server is None:
                 raise ControlError(f"no server named {name!r} in {self.path.name}")
-            await self._commit(config.with_server(replace(server, disabled=not enabled)))
+            return config.with_server(replace(server, disabled=not enabled))
+
+        await self._edit(change)
 
     # This run only ---------------------------------------------------------------------------------
 
@@ -206,14 +258,56 @@ class Control:
         except ConfigError as exc:
             raise ControlError(f"{exc} (fix the file first; it was left as it is)") from exc
 
-    async def _commit(self, config: Config) -> None:
+    async def _edit(
+        self, change: Change, *, missing: Config | None = None, after: Callable[[], None] | None = None
+    ) -> None:
+        """Make `change` to the file as it is on disk, under the config's lock, and save it if the file
+        is still what was read; else read again and make it again (`change` may run more than once).
+        `missing`: what a file not there yet is (default: the running config, the demo). `after`:
+        done under the lock once saved (the backup scrubbed)."""
+        async with self._lock:
+            async with self._file_lock():
+                config = await self._save(change, missing, after)
+            if config is not None and self.engine is not None:
+                self.engine.adopt_config_file()  # the demo, if it ran, is the user's config now
+                await self.engine.apply_config(config)
+
+    async def _save(self, change: Change, missing: Config | None, after: Callable[[], None] | None) -> Config | None:
+        for _ in range(ATTEMPTS):
+            try:
+                snapshot = await asyncio.to_thread(read_snapshot, self.path)
+            except ConfigError as exc:
+                raise ControlError(f"{exc} (fix the file first; it was left as it is)") from exc
+            read = snapshot.config
+            if read is None:  # no file yet
+                read = missing if missing is not None else (self.engine.config if self.engine else Config())
+            changed = change(read)
+            if changed is None:
+                return None
+            try:
+                await asyncio.to_thread(save_config, changed, self.path, read=snapshot.data)
+            except ConfigChanged:
+                continue  # another program saved it since our read: its change is kept, ours made again
+            except OSError as exc:
+                raise ControlError(f"cannot save {self.path}: {exc.strerror or exc}") from exc
+            if after is not None:
+                await asyncio.to_thread(after)
+            return changed
+        raise ControlError(f"{self.path.name} kept changing while it was saved ({ATTEMPTS} times); nothing was saved")
+
+    @contextlib.asynccontextmanager
+    async def _file_lock(self) -> AsyncIterator[None]:
         try:
-            await asyncio.to_thread(save_config, config, self.path)
+            lock = ConfigLock(self.path, self.lock_timeout)
+            await lock.__aenter__()
+        except ConfigBusy as exc:
+            raise ControlError(str(exc)) from None
         except OSError as exc:
-            raise ControlError(f"cannot save {self.path}: {exc.strerror or exc}") from exc
-        if self.engine is not None:
-            self.engine.adopt_config_file()  # the demo, if it ran, is the user's config now
-            await self.engine.apply_config(config)
+            raise ControlError(f"cannot lock {self.path}: {exc.strerror or exc}") from exc
+        try:
+            yield
+        finally:
+            await lock.__aexit__(None, None, None)
 
 
 def _check_name(name: str) -> None:
