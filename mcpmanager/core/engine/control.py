@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from mcpmanager.core.clients.importing import Added, Skipped, merge
 from mcpmanager.core.config.load import load_config
@@ -26,8 +26,10 @@ from mcpmanager.core.config.names import SERVER_NAME
 from mcpmanager.core.config.save import save_config
 from mcpmanager.core.config.servers import ServerConfig
 from mcpmanager.core.config.settings import Approval, ToolSettings
-from mcpmanager.core.engine.engine import Engine
-from mcpmanager.core.supervisor.downstream import Downstream
+
+if TYPE_CHECKING:  # the CLI's commands edit the config through Control without an engine: no SDK to load
+    from mcpmanager.core.engine.engine import Engine
+    from mcpmanager.core.supervisor.downstream import Downstream
 
 _ALIAS = re.compile(r"^\S+$")
 
