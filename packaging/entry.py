@@ -3,7 +3,7 @@ window with no arguments; `serve`, `connect` and the rest as subcommands)."""
 
 import sys
 
-from mcpmanager.cli import main
+from mcpmanager.cli import entry
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())
