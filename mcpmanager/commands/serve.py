@@ -10,6 +10,7 @@ the servers stop; a second signal means now (every server's process group is kil
 from __future__ import annotations
 
 import argparse
+import gc
 import signal
 import sys
 from collections.abc import Callable
@@ -60,11 +61,19 @@ def _load(paths: Paths, demo: bool) -> Config:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mcpmanager.core.engine.engine import Engine, Identity
-    from mcpmanager.core.engine.host import host_http, token_file
-    from mcpmanager.core.engine.single_instance import describe, engine_lock, wait_for_advertisement
-    from mcpmanager.core.serve.http import PortUnavailable
-    from mcpmanager.core.serve.stdio import serve_stdio
+    # The engine's imports (the SDK's, most of the start) with the collector paused: its collections
+    # scanned the new objects again and again, a third of the time. Frozen after: they live as long
+    # as the process, so no later collection need look at them either.
+    gc.disable()
+    try:
+        from mcpmanager.core.engine.engine import Engine, Identity
+        from mcpmanager.core.engine.host import host_http, token_file
+        from mcpmanager.core.engine.single_instance import describe, engine_lock, wait_for_advertisement
+        from mcpmanager.core.serve.http import PortUnavailable
+        from mcpmanager.core.serve.stdio import serve_stdio
+    finally:
+        gc.enable()
+    gc.freeze()
 
     exposure = _exposure(args)
 
