@@ -24,6 +24,7 @@ from mcpmanager.commands import status as status_command
 from mcpmanager.commands import tokens as tokens_command
 from mcpmanager.core.config.model import ConfigError
 from mcpmanager.core.config.secrets import MaskingFormatter
+from mcpmanager.core.system.collector import collector_paused
 from mcpmanager.core.system.display import has_display
 
 logger = logging.getLogger("mcpmanager")
@@ -170,7 +171,8 @@ def _default(args: argparse.Namespace) -> int:
             "`mcpmanager serve --http` runs the engine without it"
         )
     try:
-        from mcpmanager.gui.app import run
+        with collector_paused():  # Qt's and the SDK's imports
+            from mcpmanager.gui.app import run
     except ImportError as exc:  # Qt's system libraries missing: say which, and what still works
         raise UsageError(f"the window cannot start ({exc}); `mcpmanager serve` runs without it") from exc
     return run(args.gui_config, tray=args.tray)

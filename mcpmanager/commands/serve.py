@@ -10,7 +10,6 @@ the servers stop; a second signal means now (every server's process group is kil
 from __future__ import annotations
 
 import argparse
-import gc
 import signal
 import sys
 from collections.abc import Callable
@@ -22,6 +21,7 @@ import anyio
 from mcpmanager.core.config.load import load_config
 from mcpmanager.core.config.model import Config
 from mcpmanager.core.config.modes import MODES
+from mcpmanager.core.system.collector import collector_paused
 from mcpmanager.core.system.paths import Paths
 
 
@@ -61,19 +61,12 @@ def _load(paths: Paths, demo: bool) -> Config:
 
 
 def run(args: argparse.Namespace) -> int:
-    # The engine's imports (the SDK's, most of the start) with the collector paused: its collections
-    # scanned the new objects again and again, a third of the time. Frozen after: they live as long
-    # as the process, so no later collection need look at them either.
-    gc.disable()
-    try:
+    with collector_paused():  # the SDK's imports: most of the start, which a client waits for
         from mcpmanager.core.engine.engine import Engine, Identity
         from mcpmanager.core.engine.host import host_http, token_file
         from mcpmanager.core.engine.single_instance import describe, engine_lock, wait_for_advertisement
         from mcpmanager.core.serve.http import PortUnavailable
         from mcpmanager.core.serve.stdio import serve_stdio
-    finally:
-        gc.enable()
-    gc.freeze()
 
     exposure = _exposure(args)
 
