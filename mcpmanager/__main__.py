@@ -1,3 +1,3 @@
-from mcpmanager.cli import main
+from mcpmanager.cli import entry
 
-raise SystemExit(main())
+raise SystemExit(entry())

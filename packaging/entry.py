@@ -9,6 +9,6 @@ if __name__ == "__main__":
 
     if sys.argv[1:2] == [watchdog.ARGUMENT]:
         sys.exit(watchdog.main(sys.argv[2:]))
-    from mcpmanager.cli import main
+    from mcpmanager.cli import entry
 
-    sys.exit(main())
+    sys.exit(entry())

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcpmanager.core.catalogue.catalogue import Catalogue
 from mcpmanager.core.config.load import load_config
 from mcpmanager.core.config.model import Config
 from mcpmanager.core.system.paths import Paths
+
+if TYPE_CHECKING:
+    from mcpmanager.core.catalogue.catalogue import Catalogue
 
 
 class BadInput(Exception):
@@ -43,6 +45,8 @@ def catalogue_from_file(path: Path, config: Config) -> Catalogue:
         raise BadInput(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
     if not isinstance(tools, list):
         raise BadInput(f"{path}: expected a JSON list of tools")
+    from mcpmanager.core.catalogue.catalogue import Catalogue  # the SDK's types: only for search and resolve
+
     by_server: dict[str, list[dict[str, Any]]] = {}
     seen: set[tuple[str, str]] = set()
     for number, tool in enumerate(tools):
@@ -65,6 +69,8 @@ def catalogue_from_file(path: Path, config: Config) -> Catalogue:
 
 def cached_catalogue(config_path: Path | None, config: Config) -> Catalogue:
     """The enabled servers' tools as the last run cached them."""
+    from mcpmanager.core.catalogue.catalogue import Catalogue
+
     cache = Paths.resolve(config_file=config_path).cache_dir / "catalogue.json"
     catalogue = Catalogue(cache, config.proxy.max_name_length)
     catalogue.configure([server.name for server in config.enabled_servers()], config.tools)

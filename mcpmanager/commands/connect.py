@@ -11,16 +11,12 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from typing import Any
-
-import anyio
+from typing import TYPE_CHECKING, Any
 
 from mcpmanager.core.config.modes import MODES
-from mcpmanager.core.connect.engine_starter import endpoint_of, find_or_start
-from mcpmanager.core.connect.relay import Endpoint, NoEngine, Relay
-from mcpmanager.core.connect.socket_relay import SocketRelay
-from mcpmanager.core.connect.stdio_lines import stdio_lines
-from mcpmanager.core.system.paths import Paths
+
+if TYPE_CHECKING:
+    from mcpmanager.core.connect.relay import Endpoint, Relay
 
 DEFAULT_WAIT = 30.0  # seconds: clients allow 10 (Codex) to 60 (Claude Desktop) for their start
 
@@ -38,6 +34,15 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here, not with the parser: every other command's process would pay for them.
+    import anyio
+
+    from mcpmanager.core.connect.engine_starter import endpoint_of, find_or_start
+    from mcpmanager.core.connect.relay import NoEngine
+    from mcpmanager.core.connect.socket_relay import SocketRelay
+    from mcpmanager.core.connect.stdio_lines import stdio_lines
+    from mcpmanager.core.system.paths import Paths
+
     if args.log_level == "info":  # the client keeps our stderr in its log: only what matters, unless asked
         logging.getLogger().setLevel(logging.WARNING)
     paths = Paths.resolve()

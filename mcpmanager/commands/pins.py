@@ -35,9 +35,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    from mcpmanager.core.catalogue.pins import check
+    from mcpmanager.core.catalogue.pins import PINS_FILE, check
     from mcpmanager.core.engine.advertisement import read_advertisements
-    from mcpmanager.core.engine.engine import PINS_FILE
     from mcpmanager.core.system.paths import Paths
 
     paths = Paths.resolve()

@@ -21,6 +21,7 @@ import anyio
 from mcpmanager.core.config.load import load_config
 from mcpmanager.core.config.model import Config
 from mcpmanager.core.config.modes import MODES
+from mcpmanager.core.system.collector import collector_paused
 from mcpmanager.core.system.paths import Paths
 
 
@@ -60,11 +61,12 @@ def _load(paths: Paths, demo: bool) -> Config:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mcpmanager.core.engine.engine import Engine, Identity
-    from mcpmanager.core.engine.host import host_http, token_file
-    from mcpmanager.core.engine.single_instance import describe, engine_lock, wait_for_advertisement
-    from mcpmanager.core.serve.http import PortUnavailable
-    from mcpmanager.core.serve.stdio import serve_stdio
+    with collector_paused():  # the SDK's imports: most of the start, which a client waits for
+        from mcpmanager.core.engine.engine import Engine, Identity
+        from mcpmanager.core.engine.host import host_http, token_file
+        from mcpmanager.core.engine.single_instance import describe, engine_lock, wait_for_advertisement
+        from mcpmanager.core.serve.http import PortUnavailable
+        from mcpmanager.core.serve.stdio import serve_stdio
 
     exposure = _exposure(args)
 

@@ -32,29 +32,40 @@ def test_only_the_tests_over_the_budget_are_named_slowest_first() -> None:
     assert over_budget({}) == []
 
 
-def _collect(marks: str) -> tuple[set[str], int]:
-    """The node ids `-m marks` selects from the default test paths, and how many were collected."""
-    done = subprocess.run(
+def _collection(marks: str) -> subprocess.Popen[str]:
+    """A child collecting the node ids `-m marks` selects from the default test paths."""
+    return subprocess.Popen(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-m", marks],
         cwd=ROOT,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=100,
     )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    counts = _COUNTS.search(done.stdout)
-    assert counts, done.stdout[-2000:]
+
+
+def _collected(child: subprocess.Popen[str]) -> tuple[set[str], int]:
+    """The node ids a `_collection` selected, and how many it collected."""
+    stdout, stderr = child.communicate(timeout=100)
+    assert child.returncode == 0, stdout[-2000:] + stderr[-2000:]
+    counts = _COUNTS.search(stdout)
+    assert counts, stdout[-2000:]
     selected, collected, deselected = (int(n) for n in counts.groups())
-    ids = {line for line in done.stdout.splitlines() if "::" in line}
+    ids = {line for line in stdout.splitlines() if "::" in line}
     assert len(ids) == selected and selected + deselected == collected
     return ids, collected
 
 
-# Two collections of the whole suite in child processes (about 10 s each).
+# Two collections of the whole suite in child processes (about 10 s each), side by side.
 @pytest.mark.slow
 def test_every_test_is_in_exactly_one_lane() -> None:
-    slow, collected = _collect("slow")
-    quick, collected_again = _collect("not slow")
+    children = [_collection("slow"), _collection("not slow")]
+    try:
+        (slow, collected), (quick, collected_again) = (_collected(child) for child in children)
+    finally:
+        for child in children:  # (one left running when the other failed)
+            if child.poll() is None:
+                child.kill()
+                child.wait()
     assert collected == collected_again
     assert not slow & quick
     assert len(slow) + len(quick) == collected

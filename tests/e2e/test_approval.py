@@ -50,6 +50,10 @@ class Person:
     """The person behind the client: answers each approval form with `action`, after `delay` s."""
 
     def __init__(self, action: str = "accept", delay: float = 0.0) -> None:
+        self.answer(action, delay)
+
+    def answer(self, action: str, delay: float = 0.0) -> None:
+        """From now on, answer with `action` after `delay` s, and forget what was asked before."""
         self.action, self.delay = action, delay
         self.asked: list[str] = []
 
@@ -85,23 +89,29 @@ MODES = [("direct", "legacy"), ("direct", "auto"), ("discovery", "legacy"), ("di
 
 @pytest.mark.parametrize(("mode", "era"), MODES)
 async def test_the_calling_client_is_asked_when_no_window_runs(config: Path, home: Path, mode: str, era: str) -> None:
-    for action, delay in (("accept", 0.0), ("decline", 0.0), ("cancel", 0.0), ("accept", TIMEOUT + 1.0)):
-        person = Person(action, delay)
-        async with serve_client(config, home, era, mode, elicitation_callback=person) as client:
-            await ready(client, mode)
+    # One session for the four answers: each call is asked again (an answer is never remembered);
+    # the late answer comes last, as nothing follows the call it was too late for.
+    person = Person()
+    async with serve_client(config, home, era, mode, elicitation_callback=person) as client:
+        await ready(client, mode)
+        for action, delay in (("accept", 0.0), ("decline", 0.0), ("cancel", 0.0), ("accept", TIMEOUT + 1.0)):
+            person.answer(action, delay)
             got = await call(client, mode, "delete_item", {"id": 7, "password": "hunter2!"})
-        assert len(person.asked) == 1, got
-        [asked] = person.asked
-        assert "'delete_item' on server 'store'" in asked and "(its annotations say it can destroy data)" in asked
-        assert '"id": 7' in asked and '"password": "***"' in asked and "hunter2!" not in asked
-        if delay:
-            assert got.startswith(
-                f"ERROR The call to 'delete_item' on server 'store' was not approved within {TIMEOUT:g} s (asked of "
-            ), got
-        elif action == "accept":
-            assert got == '{"id": 7, "password": "hunter2!"}', got
-        else:
-            assert got.startswith("ERROR The user refused the call to 'delete_item' on server 'store' (asked of "), got
+            assert len(person.asked) == 1, got
+            [asked] = person.asked
+            assert "'delete_item' on server 'store'" in asked and "(its annotations say it can destroy data)" in asked
+            assert '"id": 7' in asked and '"password": "***"' in asked and "hunter2!" not in asked
+            if delay:
+                assert got.startswith(
+                    f"ERROR The call to 'delete_item' on server 'store' was not approved within {TIMEOUT:g} s "
+                    "(asked of "
+                ), got
+            elif action == "accept":
+                assert got == '{"id": 7, "password": "hunter2!"}', got
+            else:
+                assert got.startswith(
+                    "ERROR The user refused the call to 'delete_item' on server 'store' (asked of "
+                ), got
     # Only the accepted call reached the server (its log masks the password; get_item was never asked).
     assert [c for c in received(home) if not c.startswith("get_item")] == ['delete_item {"id": 7, "password": "***"}']
 

@@ -62,6 +62,17 @@ async def wire_over_http(log: Path, *flags: str) -> AsyncIterator[str]:
         process.wait(timeout=10)
 
 
+@asynccontextmanager
+async def wire_entry(link: str, log: Path) -> AsyncIterator[dict[str, Any]]:
+    """The wire server's config entry over `link`: run by the engine over stdio, or served here over
+    Streamable HTTP (only then is one started here)."""
+    if link == "stdio":
+        yield wire("w")
+        return
+    async with wire_over_http(log) as url:
+        yield {"type": "http", "url": url}
+
+
 def _spawn_wire(port: int, log: Path, flags: tuple[str, ...]) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "tests.helpers.wire_server", "--http", str(port), *flags]
     with log.open("wb") as err:
@@ -237,8 +248,7 @@ async def test_one_private_or_hintless_server_makes_the_merged_list_private_and_
 @pytest.mark.parametrize("link", ["stdio", "http"])
 @pytest.mark.parametrize("era", ERAS)
 async def test_trace_context_reaches_the_server_and_comes_back(tmp_path: Path, era: str, link: str) -> None:
-    async with wire_over_http(tmp_path / "wire.log") as remote_url:
-        entry = wire("w") if link == "stdio" else {"type": "http", "url": remote_url}
+    async with wire_entry(link, tmp_path / "wire.log") as entry:
         config = write_config(tmp_path / "cfg", {"w": entry}, supervisor=FAST)
         meta: types.RequestParamsMeta = dict(CLIENT_TRACE)  # type: ignore[assignment]
         expected = json.dumps(CLIENT_TRACE, sort_keys=True)
@@ -288,8 +298,7 @@ def _trace_keys(meta: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize("link", ["stdio", "http"])
 async def test_a_servers_list_changes_reach_an_open_listen_stream(tmp_path: Path, link: str) -> None:
-    async with wire_over_http(tmp_path / "wire.log") as remote_url:
-        entry = wire("w") if link == "stdio" else {"type": "http", "url": remote_url}
+    async with wire_entry(link, tmp_path / "wire.log") as entry:
         config = write_config(tmp_path / "cfg", {"w": entry}, supervisor=FAST)
         async with (
             serving_http(config, tmp_path / "home") as served,

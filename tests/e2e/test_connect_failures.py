@@ -12,7 +12,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -22,13 +22,25 @@ import pytest
 
 from tests.helpers.clients import bridge_env
 from tests.helpers.engine_stop import endpoint_closed, refuses_new_requests
-from tests.helpers.engines import engine_pid, engines, pid_alive, wait_for
-from tests.helpers.fixture_servers import FAST, fixture
+from tests.helpers.engines import engine_pid, engines, pid_alive, stop_engines, wait_for
+from tests.helpers.fixture_servers import FAST, engine_home, fixture
 from tests.helpers.serving import spawn_serve_http
 
 LINKS = ["socket", "http"]
 INITIALIZE = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
 READ_AHEAD = 64 << 20  # bytes asyncio's streams read ahead (the relay frames lines itself: none is cut there)
+
+
+@pytest.fixture
+def user(tmp_path: Path) -> Iterator[Path]:
+    """The e2e `user` home, its engines stopped after with their servers killed: the engine that
+    replaces a stopped one here has the same `--stubborn` server, which would hold its stop for the
+    whole grace (twice 2 s) when the test is over."""
+    home = engine_home(tmp_path / "home")
+    try:
+        yield home
+    finally:
+        stop_engines(home, kill_servers=True)
 
 
 class Bridge:

@@ -18,6 +18,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
+import pytest_asyncio
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
@@ -49,6 +50,43 @@ async def engine_with(
         yield engine
     finally:
         await engine.stop()
+
+
+class SharedEngines:
+    """One engine per set of servers for the tests that leave it as they found it (what they count
+    they count from before their own calls, and the lane is on again after): started by the first
+    such test, stopped with the module (a loop of its own: module scope)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.engines: dict[str, Engine] = {}
+
+    async def engine(self, servers: dict[str, Any]) -> Engine:
+        key = json.dumps(servers, sort_keys=True)
+        if key not in self.engines:
+            home = self.folder / f"engine-{len(self.engines)}"
+            paths = Paths.resolve(env={"MCPMANAGER_HOME": str(home / "home")})
+            document = {"mcpServers": servers, "supervisor": FAST}
+            engine = Engine(parse_config(json.dumps(document), "test"), paths, "direct")
+            self.engines[key] = engine
+            await engine.start()
+            await wait_for(lambda: all(d.status.state is State.READY for d in engine.downstreams.values()), 30)
+        engine = self.engines[key]
+        assert engine.router.fast_lane.enabled  # (left on by the test before)
+        return engine
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def shared(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[SharedEngines]:
+    engines = SharedEngines(tmp_path_factory.mktemp("fast-lane"))
+    try:
+        yield engines
+    finally:
+        for engine in engines.engines.values():
+            await engine.stop()
+
+
+SHARED = pytest.mark.asyncio(loop_scope="module")  # the loop the shared engines run on
 
 
 async def both_ways(engine: Engine, client: Client, tool: str, arguments: dict[str, Any]) -> list[Any]:
@@ -88,12 +126,13 @@ def comparable(record: CallRecord) -> dict[str, Any]:
     }
 
 
+@SHARED
 @pytest.mark.parametrize("via", VIAS)
-async def test_a_plain_call_takes_the_lane_and_comes_back_as_the_full_path_answers_it(tmp_path: Path, via: str) -> None:
-    async with (
-        engine_with(tmp_path, {"a": fixture("--name", "a")}) as engine,
-        connected(engine, via, mode="legacy", cache=None) as client,
-    ):
+async def test_a_plain_call_takes_the_lane_and_comes_back_as_the_full_path_answers_it(
+    shared: SharedEngines, via: str
+) -> None:
+    engine = await shared.engine({"a": fixture("--name", "a")})
+    async with connected(engine, via, mode="legacy", cache=None) as client:
         fast, full = await both_ways(engine, client, "echo", {"text": "héllo, wörld"})
         assert fast == full
         assert fast[0]["structuredContent"] == {"text": "héllo, wörld"}
@@ -163,23 +202,25 @@ async def test_a_call_the_client_cancels_is_cancelled_at_the_server(tmp_path: Pa
         assert engine.router.callers.on("a") == []
 
 
+@SHARED
 @pytest.mark.parametrize("via", VIAS)
-async def test_what_a_server_asks_and_logs_during_a_lane_call_reaches_its_client(tmp_path: Path, via: str) -> None:
-    servers = {"old": conformance_fixture("--handshake-only")}
-    async with engine_with(tmp_path, servers) as engine:
-        answering = Answering()
-        async with connected(engine, via, mode="legacy", cache=None, **answering.callbacks()) as client:
-            lane = engine.router.fast_lane
-            taken, ahead = lane.taken, lane.ahead
-            result = await client.call_tool("test_sampling", {"prompt": "What is 2+2?"})
-            assert answering.prompts == ["What is 2+2?"]
-            assert Answering.reply_to("What is 2+2?") in text_of(result)
-            result = await client.call_tool("test_elicitation", {"message": "Who are you?"})
-            assert "ada" in text_of(result) and len(answering.forms) == 1
-            await client.call_tool("test_tool_with_logging", {})
-            await wait_for(lambda: len(answering.logs) >= 3, 10)
-            assert [log.logger for log in answering.logs[:3]] == ["old/conformance-server"] * 3
-            assert lane.taken == taken + 3 and lane.ahead == ahead + 3 * piped(client)
+async def test_what_a_server_asks_and_logs_during_a_lane_call_reaches_its_client(
+    shared: SharedEngines, via: str
+) -> None:
+    engine = await shared.engine({"old": conformance_fixture("--handshake-only")})
+    answering = Answering()
+    async with connected(engine, via, mode="legacy", cache=None, **answering.callbacks()) as client:
+        lane = engine.router.fast_lane
+        taken, ahead = lane.taken, lane.ahead
+        result = await client.call_tool("test_sampling", {"prompt": "What is 2+2?"})
+        assert answering.prompts == ["What is 2+2?"]
+        assert Answering.reply_to("What is 2+2?") in text_of(result)
+        result = await client.call_tool("test_elicitation", {"message": "Who are you?"})
+        assert "ada" in text_of(result) and len(answering.forms) == 1
+        await client.call_tool("test_tool_with_logging", {})
+        await wait_for(lambda: len(answering.logs) >= 3, 10)
+        assert [log.logger for log in answering.logs[:3]] == ["old/conformance-server"] * 3
+        assert lane.taken == taken + 3 and lane.ahead == ahead + 3 * piped(client)
 
 
 @pytest.mark.parametrize("via", VIAS)
@@ -229,21 +270,21 @@ async def test_calls_the_lane_must_not_take_go_the_full_path(tmp_path: Path, via
             assert result.is_error and "approval" in text_of(result) and lane.taken == taken, "asking first"
 
 
+@SHARED
 @pytest.mark.parametrize("via", VIAS)
-async def test_a_2026_server_behind_a_handshake_era_client_is_answered_alike(tmp_path: Path, via: str) -> None:
+async def test_a_2026_server_behind_a_handshake_era_client_is_answered_alike(shared: SharedEngines, via: str) -> None:
     """The lane sieves a 2026-07-28 server's result into the client's version (no `resultType`, no
     server stamp), as the full path does; a question such a server returns goes the full path's way.
     (Without the tasks extension: a server that speaks it may answer any call with a task, so its
     calls take the full path, `tasks`.)"""
-    servers = {"new": conformance_fixture("--no-tasks")}
-    async with engine_with(tmp_path, servers) as engine:
-        assert engine.downstreams["new"].protocol_version == "2026-07-28"
-        answering = Answering()
-        async with connected(engine, via, mode="legacy", cache=None, **answering.callbacks()) as client:
-            fast, full = await both_ways(engine, client, "test_simple_text", {})
-            assert fast == full and fast[1]["outcome"] == "ok"
-            fast, full = await both_ways(engine, client, "test_sampling", {"prompt": "Why?"})
-            assert fast == full and answering.prompts == ["Why?", "Why?"]
+    engine = await shared.engine({"new": conformance_fixture("--no-tasks")})
+    assert engine.downstreams["new"].protocol_version == "2026-07-28"
+    answering = Answering()
+    async with connected(engine, via, mode="legacy", cache=None, **answering.callbacks()) as client:
+        fast, full = await both_ways(engine, client, "test_simple_text", {})
+        assert fast == full and fast[1]["outcome"] == "ok"
+        fast, full = await both_ways(engine, client, "test_sampling", {"prompt": "Why?"})
+        assert fast == full and answering.prompts == ["Why?", "Why?"]
 
 
 @pytest.mark.parametrize("via", VIAS)
@@ -367,22 +408,22 @@ async def test_a_server_that_takes_only_integer_ids_is_called_through_the_lane(t
         assert fast == full and fast[1]["outcome"] == "ok"
 
 
+@SHARED
 @pytest.mark.parametrize("via", VIAS)
-async def test_a_2026_client_takes_the_lane_and_is_answered_alike(tmp_path: Path, via: str) -> None:
+async def test_a_2026_client_takes_the_lane_and_is_answered_alike(shared: SharedEngines, via: str) -> None:
     """A 2026-07-28 client's answer gets its resultType and mcpmanager's own stamp as the SDK gives a
     handler's; a question a handshake-era server asks during the call parks it, the client answers
     and retries (the full path resumes it), as without the lane."""
-    servers = {"a": fixture("--name", "a"), "old": conformance_fixture("--handshake-only")}
-    async with engine_with(tmp_path, servers) as engine:
-        answering = Answering()
-        async with connected(engine, via, mode="auto", cache=None, **answering.callbacks()) as client:
-            assert client.protocol_version == "2026-07-28"
-            fast, full = await both_ways(engine, client, "echo", {"text": "modern"})
-            assert fast == full and fast[0]["structuredContent"] == {"text": "modern"}
-            fast, full = await both_ways(engine, client, "fail", {"message": "modern failure"})
-            assert fast == full and fast[1]["outcome"] == "error"
-            fast, full = await both_ways(engine, client, "test_simple_text", {})  # a handshake-era server's
-            assert fast == full and fast[1]["outcome"] == "ok"
-            fast, full = await both_ways(engine, client, "test_sampling", {"prompt": "Who?"})
-            assert fast == full and answering.prompts == ["Who?", "Who?"]
-            assert Answering.reply_to("Who?") in json.dumps(fast[0])
+    engine = await shared.engine({"a": fixture("--name", "a"), "old": conformance_fixture("--handshake-only")})
+    answering = Answering()
+    async with connected(engine, via, mode="auto", cache=None, **answering.callbacks()) as client:
+        assert client.protocol_version == "2026-07-28"
+        fast, full = await both_ways(engine, client, "echo", {"text": "modern"})
+        assert fast == full and fast[0]["structuredContent"] == {"text": "modern"}
+        fast, full = await both_ways(engine, client, "fail", {"message": "modern failure"})
+        assert fast == full and fast[1]["outcome"] == "error"
+        fast, full = await both_ways(engine, client, "test_simple_text", {})  # a handshake-era server's
+        assert fast == full and fast[1]["outcome"] == "ok"
+        fast, full = await both_ways(engine, client, "test_sampling", {"prompt": "Who?"})
+        assert fast == full and answering.prompts == ["Who?", "Who?"]
+        assert Answering.reply_to("Who?") in json.dumps(fast[0])

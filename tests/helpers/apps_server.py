@@ -13,6 +13,7 @@ marks serving.
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 
 import anyio
@@ -79,3 +80,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    gc.freeze()  # the exit's collections skip what is frozen: out ~0.2 s sooner once stdin ends

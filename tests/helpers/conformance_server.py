@@ -34,6 +34,7 @@ http-custom-header-server-validation and every tasks-* scenario as pending again
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -630,3 +631,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    gc.freeze()  # the exit's collections skip what is frozen: out ~0.2 s sooner once stdin ends

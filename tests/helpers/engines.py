@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -51,17 +52,35 @@ def engine_pid(home: Path) -> int:
     return int(engine["pid"])
 
 
-def stop_engines(home: Path) -> None:
-    """Engines `connect` started outlive their client on purpose: the test stops them."""
+def stop_engines(home: Path, kill_servers: bool = False) -> None:
+    """Engines `connect` started outlive their client on purpose: the test stops them. With
+    `kill_servers`, their servers' process groups are killed while they stop, so that a server that
+    ignores its stop (`--stubborn`) does not hold a test that is done with it for its whole grace."""
     pids = [int(info["pid"]) for info in engines(home)]
     for pid in pids:
         os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + 30
     while any(pid_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        if kill_servers:  # (again on each turn: one the engine started before the signal was seen)
+            for child in children(pids):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(child, signal.SIGKILL)  # each server leads its own group
         time.sleep(0.05)
     for pid in pids:
         if pid_alive(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+def children(parents: list[int]) -> list[int]:
+    """The pids of the live processes whose parent is one of `parents` (Linux: read from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            # pid (comm) state ppid ...: comm may hold spaces and parentheses, so split after its end
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) in parents:
+                found.append(int(stat.parent.name))
+    return found
 
 
 def socket_sessions(path: str) -> int:

@@ -17,6 +17,7 @@ look for them where they must not be).
 from __future__ import annotations
 
 import argparse
+import gc
 import secrets
 import socket
 import subprocess
@@ -221,6 +222,7 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    gc.freeze()  # the exit's collections skip what is frozen: out ~0.2 s sooner once stdin ends
 
 
 # For the tests: the server as a subprocess, and a user agent that completes its sign-ins. ----------

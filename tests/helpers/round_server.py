@@ -17,6 +17,7 @@ Resources: `round://known` reads; any other URI is not found (-32602 with data.u
 from __future__ import annotations
 
 import argparse
+import gc
 import hashlib
 import hmac
 import json
@@ -164,3 +165,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    gc.freeze()  # the exit's collections skip what is frozen: out ~0.2 s sooner once stdin ends

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 from dataclasses import dataclass, field
@@ -360,3 +361,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    gc.freeze()  # the exit's collections skip what is frozen: out ~0.2 s sooner once stdin ends

@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from typing import Any
@@ -203,3 +204,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    gc.freeze()  # the exit's collections skip what is frozen: out ~0.2 s sooner once stdin ends

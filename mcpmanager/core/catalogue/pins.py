@@ -35,6 +35,7 @@ from mcpmanager.core.config.settings import NewTools
 from mcpmanager.core.system.atomic_write import write_atomic
 
 logger = logging.getLogger(__name__)
+PINS_FILE = "pins.json"  # approved tool definitions, beside the config file
 
 ToolDict = dict[str, Any]
 FIELDS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")

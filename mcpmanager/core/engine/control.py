@@ -21,7 +21,7 @@ import re
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from mcpmanager.core.clients.importing import Added, Skipped, merge
 from mcpmanager.core.config.load import load_config
@@ -33,8 +33,10 @@ from mcpmanager.core.config.servers import ServerConfig
 from mcpmanager.core.config.settings import Approval, ToolSettings
 from mcpmanager.core.config.shared import LOCK_TIMEOUT, ConfigBusy, ConfigLock, read_snapshot
 from mcpmanager.core.config.to_keyring import Move, scrub_backup, still_there, with_references
-from mcpmanager.core.engine.engine import Engine
-from mcpmanager.core.supervisor.downstream import Downstream
+
+if TYPE_CHECKING:  # the CLI's commands edit the config through Control without an engine: no SDK to load
+    from mcpmanager.core.engine.engine import Engine
+    from mcpmanager.core.supervisor.downstream import Downstream
 
 _ALIAS = re.compile(r"^\S+$")
 ATTEMPTS = 5  # reads and saves of one change while other programs keep saving the file

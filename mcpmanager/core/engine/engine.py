@@ -18,7 +18,7 @@ from typing import Any, Literal
 from mcpmanager import __version__
 from mcpmanager.core.catalogue.catalogue import Catalogue
 from mcpmanager.core.catalogue.offerings import Offerings, ServerOffers
-from mcpmanager.core.catalogue.pins import Held, Pins
+from mcpmanager.core.catalogue.pins import PINS_FILE, Held, Pins
 from mcpmanager.core.config.load import load_config
 from mcpmanager.core.config.model import Config, ConfigError
 from mcpmanager.core.config.modes import MODES, Mode
@@ -50,7 +50,6 @@ from mcpmanager.core.tasks import spawn
 logger = logging.getLogger(__name__)
 SEARCH_VECTORS = CACHE_FILES["static"]  # tools' semantic vectors by text (core/search/vector_cache.py)
 CACHE_SAVE_DELAY = 0.5  # seconds: servers that come up together share one cache write
-PINS_FILE = "pins.json"  # approved tool definitions, beside the config file
 CATALOGUE_FILE = "catalogue.json"  # every server's tools as last served, in the cache folder
 LEARNED_FILE = "learned.json"  # (discover query → tool called) pairs, beside the catalogue cache
 ADVERTISE_RETRY = 2.0  # seconds between tries to write the advertisement on a full disk

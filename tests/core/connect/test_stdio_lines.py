@@ -7,8 +7,10 @@ pauses the transport."""
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -95,10 +97,17 @@ async def test_reading_pauses_while_the_lines_wait_and_resumes_once_taken(monkey
     assert not transport.paused
 
 
-def test_connect_stays_light_the_framer_brings_no_sdk_nor_pydantic() -> None:
+def test_connect_stays_light_the_framer_brings_no_sdk_nor_pydantic(tmp_path: Path) -> None:
+    # The command line as a client runs it, up to its first look for an engine (none runs in this
+    # home): everything `connect` imports before it relays, the CLI's parser with every command's.
     code = (
-        "import sys, mcpmanager.commands.connect\n"
-        "print(sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'mcp_types', 'pydantic', 'pydantic_core'}))"
+        "import sys\n"
+        "from mcpmanager.cli import main\n"
+        "status = main(['connect', '--no-start'])\n"
+        "heavy = {'mcp', 'mcp_types', 'pydantic', 'pydantic_core'}\n"
+        "print(status, sorted({m.split('.')[0] for m in sys.modules} & heavy))"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
-    assert done.stdout.strip() == "[]"  # a client waits for connect to start
+    env = {**os.environ, "MCPMANAGER_HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True, env=env)
+    assert done.stdout.strip() == "2 []", done.stderr  # a client waits for connect to start
+    assert "no mcpmanager engine is running" in done.stderr
