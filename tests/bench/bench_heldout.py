@@ -1,7 +1,7 @@
-"""The frozen held-out set (tests/data/heldout, TEST-ONLY): search, names and arguments on servers
-nobody here tuned on. Figures, not pass/fail.
+"""The frozen held-out sets (tests/data/heldout and heldout2, TEST-ONLY): search, names and
+arguments on servers nobody here tuned on. Figures, not pass/fail.
 
-    .venv/bin/python -m tests.bench.bench_heldout [--json] [--encoder]
+    .venv/bin/python -m tests.bench.bench_heldout [--set heldout|heldout2] [--json] [--encoder]
 
 It prints totals only, per style at most: no case, no miss and no failure is ever listed, so that
 reading the output cannot turn into tuning on it. Run it before a change to discovery, and once
@@ -9,7 +9,8 @@ at its end; never in between.
 
 Search: hit@k is the share of queries with at least one relevant tool in the first k results (the
 issue's measure); R@5 as the search benchmark computes it (each relevant tool, or each group of
-alternatives, is one needed tool).
+alternatives, is one needed tool); all@5, the share of queries with every needed tool in the first 5
+(a compound query's parts each found).
 Names and arguments: scored exactly as `bench_resolve` scores the tuned sets (`resolve_eval`).
 `--encoder`: search with the opt-in sentence encoder (`proxy.semanticModel: "encoder"`).
 """
@@ -29,30 +30,32 @@ from mcpmanager.core.search.semantic import ModelName, SemanticIndex
 from tests.helpers.resolve_cases import ArgumentCase, NameCase, Tool
 from tests.helpers.resolve_eval import evaluate
 
-HELDOUT = Path(__file__).resolve().parents[1] / "data" / "heldout"
-CATALOGUE = "heldout"
+DATA = Path(__file__).resolve().parents[1] / "data"
+SETS = ("heldout", "heldout2")
+CATALOGUE = "heldout"  # the catalogue's name in the cases, whichever set they are
 DEPTH = 10
 
 
-def _lines(name: str) -> list[dict[str, Any]]:
-    text = (HELDOUT / name).read_text(encoding="utf-8")
+def _lines(folder: Path, name: str) -> list[dict[str, Any]]:
+    text = (folder / name).read_text(encoding="utf-8")
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def load() -> tuple[list[Tool], list[dict[str, Any]], list[NameCase], list[ArgumentCase]]:
-    tools: list[Tool] = json.loads((HELDOUT / "catalogue.json").read_text(encoding="utf-8"))
+def load(held: str = "heldout") -> tuple[list[Tool], list[dict[str, Any]], list[NameCase], list[ArgumentCase]]:
+    folder = DATA / held
+    tools: list[Tool] = json.loads((folder / "catalogue.json").read_text(encoding="utf-8"))
     names = [
-        NameCase(c["id"], CATALOGUE, c["tool_name"], c["expect"], c["style"], "heldout", tuple(c.get("near") or ()))
-        for c in _lines("names.jsonl")
+        NameCase(c["id"], CATALOGUE, c["tool_name"], c["expect"], c["style"], held, tuple(c.get("near") or ()))
+        for c in _lines(folder, "names.jsonl")
     ]
     arguments = [
         ArgumentCase(
             c["id"], CATALOGUE, c["tool"], c["arguments"], c["expect"], c["kind"], c.get("style") or c["kind"],
-            "heldout", c.get("params") or {},
+            held, c.get("params") or {},
         )
-        for c in _lines("arguments.jsonl")
+        for c in _lines(folder, "arguments.jsonl")
     ]  # fmt: skip
-    return tools, _lines("queries.jsonl"), names, arguments
+    return tools, _lines(folder, "queries.jsonl"), names, arguments
 
 
 def search_figures(tools: list[Tool], queries: list[dict[str, Any]], model: ModelName = "static") -> dict[str, Any]:
@@ -66,6 +69,7 @@ def search_figures(tools: list[Tool], queries: list[dict[str, Any]], model: Mode
     )
     hits = {1: 0, 5: 0}
     recall5 = 0.0
+    every5 = 0
     by_style: Counter[str] = Counter()
     by_style_hit5: Counter[str] = Counter()
     for query in queries:
@@ -74,7 +78,9 @@ def search_figures(tools: list[Tool], queries: list[dict[str, Any]], model: Mode
         relevant = set(query["relevant"]) | {key for g in groups for key in g}
         for k in hits:
             hits[k] += bool(relevant & set(ranked[:k]))
-        recall5 += sum(1 for g in groups if g & set(ranked[:5])) / len(groups)
+        found5 = sum(1 for g in groups if g & set(ranked[:5]))
+        recall5 += found5 / len(groups)
+        every5 += found5 == len(groups)
         style = str(query.get("style", "—"))
         by_style[style] += 1
         by_style_hit5[style] += bool(relevant & set(ranked[:5]))
@@ -84,6 +90,7 @@ def search_figures(tools: list[Tool], queries: list[dict[str, Any]], model: Mode
         "hit@1": hits[1] / count,
         "hit@5": hits[5] / count,
         "R@5": recall5 / count,
+        "all@5": every5 / count,
         "hit@5 by style": {s: round(by_style_hit5[s] / n, 3) for s, n in sorted(by_style.items())},
     }
 
@@ -119,8 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.add_argument("--encoder", action="store_true", help="search with the opt-in sentence encoder")
+    parser.add_argument("--set", choices=SETS, default="heldout", help="which frozen set")
     args = parser.parse_args(argv)
-    tools, queries, names, arguments = load()
+    tools, queries, names, arguments = load(args.set)
     model: ModelName = "encoder" if args.encoder else "static"
     figures = {"search": search_figures(tools, queries, model), **resolve_figures(tools, names, arguments)}
     if args.json:
