@@ -67,8 +67,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for pins_file, reason in damaged.items():
         print(f"damaged: {pins_file} ({reason})")
-        print("  tools, prompts and templates that differ from those served last are held; nothing is "
-              "approved until the file is repaired, or reset with `mcpmanager pins reset`")  # fmt: skip
+        print("  tools that differ from those served last, and prompts and templates its engine had not seen, "
+              "are held; nothing is approved until the file is repaired, or reset with "
+              "`mcpmanager pins reset`")  # fmt: skip
     if not held:
         print("nothing is held")
     for _, entry in held:

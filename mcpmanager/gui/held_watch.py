@@ -66,9 +66,10 @@ def tray_tooltip(ready: int, servers: int, held: list[Held]) -> str:
 def damaged_text(damaged: list[dict[str, str]]) -> str:
     """What the banner says of a pins file that cannot be read: never hidden behind what it held."""
     return " ".join(
-        f"<b>The pins file {html.escape(d['file'])} is damaged</b> ({html.escape(d['reason'])}): tools, "
-        "prompts and templates that differ from those served last are held, and nothing can be approved "
-        "until you repair it or run <code>mcpmanager pins reset</code> (which keeps it aside)."
+        f"<b>The pins file {html.escape(d['file'])} is damaged</b> ({html.escape(d['reason'])}): tools that "
+        "differ from those served last, and prompts and templates not seen since the engine started, are held, "
+        "and nothing can be approved until you repair it or run <code>mcpmanager pins reset</code> (which "
+        "keeps it aside)."
         for d in damaged
     )
 

@@ -154,3 +154,45 @@ async def test_an_old_pins_file_of_tools_alone_loads_and_pins_prompts_beside_the
     document = json.loads(pins_file.read_text(encoding="utf-8"))
     assert document["servers"]["memo"]["echo"] == old["servers"]["memo"]["echo"]
     assert set(document["prompts"]["memo"]) == {"summarise", "greet"}
+
+
+async def test_a_damaged_pins_file_holds_prompts_it_cannot_vouch_for_until_reset_and_approved(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    offers = offers_file(tmp_path, HONEST, "A note by its id.")
+    server = fixture("--name", "memo", "--offers-file", str(offers), "--log-calls")
+    config = write_config(tmp_path / "cfg", {"memo": server}, supervisor=FAST)
+    pins_file = tmp_path / "cfg" / "pins.json"
+    async with serving_http(config, home) as served, http_client(f"{served.url}/direct", served.token) as client:
+        await wait_for(lambda: _ready(client), 30)
+    garbled = pins_file.read_text(encoding="utf-8")[:40]  # truncated mid-write
+    pins_file.write_text(garbled, encoding="utf-8")
+
+    offers_file(tmp_path, RUG_PULL, "A note by its id.")  # changed while the pins cannot be read
+    async with serving_http(config, home) as served:
+        async with http_client(f"{served.url}/direct", served.token) as client:
+            await wait_for(lambda: len(json.loads(pins(home, "--json").stdout)["held"]) == 4, 30)
+            # Nothing vouches for any prompt or template now (the cache keeps tools): all are held.
+            assert await prompt_names(client) == set() and await templates(client) == set()
+            with pytest.raises(MCPError) as refused:
+                await client.get_prompt("summarise", {"text": "x"})
+            assert "the pins file cannot be read" in str(refused.value)
+        assert received(home, "get") == []
+        listing = pins(home)
+        assert f"damaged: {pins_file}" in listing.stdout and "memo:prompt:summarise  new" in listing.stdout
+        refused_approval = pins(home, "approve", "memo:prompt:summarise")
+        assert refused_approval.returncode == 2 and str(pins_file) in refused_approval.stderr
+        assert pins_file.read_text(encoding="utf-8") == garbled
+
+        assert pins(home, "reset").returncode == 0
+        # Reset lets nothing through: what was held as not served before stays held, as changed.
+        await wait_for(lambda: "damaged" not in pins(home).stdout, 10)
+        held = json.loads(pins(home, "--json").stdout)["held"]
+        assert {h["key"] for h in held} == {
+            "memo:prompt:summarise", "memo:prompt:greet", f"memo:template:{TEMPLATE}", "memo:template:logs://{day}"
+        }  # fmt: skip
+        assert all(not h["new"] for h in held)
+        approved = pins(home, "approve", "memo:prompt:greet")
+        assert approved.returncode == 0, approved.stderr
+        async with http_client(f"{served.url}/direct", served.token) as client:
+            await wait_for(lambda: _has_prompt(client, "greet"), 10)
+            assert "summarise" not in await prompt_names(client)

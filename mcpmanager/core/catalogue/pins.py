@@ -164,7 +164,10 @@ class Pins:
             # Unreadable: what is pinned in memory stays (the last readable file's, or the definitions
             # served last: `baseline`), nothing is written over the file, and everyone is told.
             if self.damaged is None:
-                said = "tools that differ from those served last are held, and nothing is approved until it is repaired"
+                said = (
+                    "tools that differ from those served last (prompts and templates: not pinned in memory) are "
+                    "held, and nothing is approved until it is repaired"
+                )
                 logger.error("cannot read the tool pins %s (%s): %s or reset", self.path, exc, said)
             self.damaged = str(exc) or type(exc).__name__
             return

@@ -323,7 +323,10 @@ class Engine:
         """The state files that cannot be read and what that does (`status`, the window's banner)."""
         if self.pins.damaged is None:
             return []
-        effect = "tools that differ from those served last are held; approving fails until it is repaired or reset"
+        effect = (
+            "tools that differ from those served last, and prompts and templates not seen since the engine "
+            "started, are held; approving fails until it is repaired or reset"
+        )
         if self.catalogue.cache_problem is not None:  # nothing was served last, as far as the engine knows
             effect = (f"the catalogue cache {self.catalogue.cache_file} could not be read either "
                       f"({self.catalogue.cache_problem}), so every tool is held; approving fails until "
