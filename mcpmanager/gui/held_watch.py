@@ -1,7 +1,7 @@
-"""Tools held for review (changed since approved, or new under `proxy.newTools` "hold"): what the
-banner, the review and the tray show them from.
+"""Tools, prompts and resource templates held for review (changed since approved, or new under
+`proxy.newTools` "hold"): what the banner, the review and the tray show them from.
 
-`HeldWatch` follows the engine's held tools (`Engine.held_tools`) and its damaged state files
+`HeldWatch` follows what the engine holds (`Engine.held_tools`, every kind) and its damaged state files
 (`Engine.damaged_files`: a pins file that cannot be read) through the engine signals: a server
 listing its tools (status), an approval or the pins file read again (the catalogue), a config
 applied (servers). It tells its listeners only when one of them changed.
