@@ -1,11 +1,13 @@
-"""`mcpmanager pins`: the tools withheld because their definition changed since approved (or, with
-`proxy.newTools` "hold", because they are new to a server whose tools were approved), and approving them.
+"""`mcpmanager pins`: the tools, prompts and resource templates withheld because their definition
+changed since approved (or, with `proxy.newTools` "hold", because they are new to a server whose
+tools, prompts or templates were approved), and approving them.
 
-    mcpmanager pins [--json]                       the held tools of every running engine
-    mcpmanager pins approve (SERVER:TOOL ... | --all)
+    mcpmanager pins [--json]                       what every running engine holds
+    mcpmanager pins approve (NAME ... | --all)     NAME: SERVER:TOOL, SERVER:prompt:PROMPT or
+                                                   SERVER:template:URI-TEMPLATE (as `pins` lists them)
     mcpmanager pins reset                          a damaged pins file kept aside, a fresh one begun
 
-A held tool's new definition comes from the running engine (its advertisement); the approval is
+A held tool's (prompt's, template's) new definition comes from the running engine (its advertisement); the approval is
 written to the pins file beside that engine's config, which the engine follows: the tool is served
 again within a second, and stays approved across restarts. A pins file that cannot be read is said
 first, by every form, and approving fails naming it until it is repaired or reset.
@@ -25,12 +27,17 @@ class PinsError(Exception):
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("pins", help="tools withheld because they changed (or are new) since approved")
+    parser = subparsers.add_parser(
+        "pins", help="tools, prompts and templates withheld because they changed (or are new) since approved"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
     actions = parser.add_subparsers(dest="pins_action")
-    approve = actions.add_parser("approve", help="approve the new definitions of held tools")
-    approve.add_argument("tools", nargs="*", metavar="SERVER:TOOL", help="the held tools to approve")
-    approve.add_argument("--all", action="store_true", help="every held tool")
+    approve = actions.add_parser("approve", help="approve the new definitions of held tools, prompts, templates")
+    approve.add_argument(
+        "tools", nargs="*", metavar="NAME",
+        help="what to approve, as `pins` lists it: SERVER:TOOL, SERVER:prompt:PROMPT, SERVER:template:URI-TEMPLATE",
+    )  # fmt: skip
+    approve.add_argument("--all", action="store_true", help="everything held")
     actions.add_parser("reset", help="keep a damaged pins file aside and start a fresh one from what was served")
 
 
@@ -41,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
 
     paths = Paths.resolve()
     files = [paths.config_file.with_name(PINS_FILE)]  # the default config's, engine or not
-    held: list[tuple[Path, dict[str, Any]]] = []  # (pins file, held tool) for every running engine
+    held: list[tuple[Path, dict[str, Any]]] = []  # (pins file, held entry) for every running engine
     for info in read_advertisements(paths.runtime_dir):
         config = Path(str(info.get("config")))
         pins_file = (config if config.suffix == ".json" else paths.config_file).with_name(PINS_FILE)
@@ -59,25 +66,32 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for pins_file, reason in damaged.items():
         print(f"damaged: {pins_file} ({reason})")
-        print("  tools that differ from those served last are held; nothing is approved until the file is "
-              "repaired, or reset with `mcpmanager pins reset`")  # fmt: skip
+        print("  tools that differ from those served last, and prompts and templates its engine had not seen, "
+              "are held; nothing is approved until the file is repaired, or reset with "
+              "`mcpmanager pins reset`")  # fmt: skip
     if not held:
-        print("no tool is held")
+        print("nothing is held")
     for _, entry in held:
         what = "new" if entry.get("new") else f"changed: {', '.join(entry['changed'])}"
-        print(f"{entry['server']}:{entry['tool']}  {what}")
+        print(f"{key_of(entry)}  {what}")
     return 0
+
+
+def key_of(entry: dict[str, Any]) -> str:
+    """How a held entry is named on the command line (`Held.key`; an engine of before prompts were
+    pinned reported tools alone, without it)."""
+    return str(entry.get("key") or f"{entry['server']}:{entry['tool']}")
 
 
 def _approve(args: argparse.Namespace, held: list[tuple[Path, dict[str, Any]]], damaged: dict[Path, str]) -> int:
     from mcpmanager.core.catalogue.pins import Pins, PinsDamaged, damaged_message
 
     wanted = set(args.tools)
-    chosen = [(f, e) for f, e in held if args.all or f"{e['server']}:{e['tool']}" in wanted]
+    chosen = [(f, e) for f, e in held if args.all or key_of(e) in wanted]
     for pins_file in dict.fromkeys(f for f, _ in chosen):
         if pins_file in damaged:  # an approval would be recorded nowhere
             raise PinsError(damaged_message(pins_file, damaged[pins_file]))
-    missing = wanted - {f"{e['server']}:{e['tool']}" for _, e in chosen}
+    missing = wanted - {key_of(e) for _, e in chosen}
     if missing or not chosen:
         raise PinsError(f"not held now: {', '.join(sorted(missing)) or 'nothing named'} (see `mcpmanager pins`)")
     for pins_file in dict.fromkeys(f for f, _ in chosen):

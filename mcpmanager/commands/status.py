@@ -76,7 +76,7 @@ def format_engine(info: dict[str, Any]) -> str:
             last_exit=server.get("last_exit"),
             logs=server.get("logs"),
         )
-        held = [entry["tool"] for entry in server.get("held") or []]
+        held = [_held_name(entry) for entry in server.get("held") or []]
         withheld = f"held for review (changed or new, see `mcpmanager pins`): {', '.join(held)}" if held else ""
         text = "; ".join(part for part in (detail, said, withheld) if part)
         lines.append(f"  {name:<{width}}  {state:<8}  {text}".rstrip())
@@ -84,6 +84,12 @@ def format_engine(info: dict[str, Any]) -> str:
         lines.append(f"  suggested always-on: {suggestion['name']} [{suggestion['server']}], called "
                      f"{suggestion['calls']} times through discovery, +{suggestion['tokens']} tokens")  # fmt: skip
     return "\n".join(lines)
+
+
+def _held_name(entry: dict[str, Any]) -> str:
+    """A held tool by its name; a prompt or template with its kind (`prompt:NAME`)."""
+    kind = entry.get("kind", "tool")
+    return str(entry["tool"]) if kind == "tool" else f"{kind}:{entry['tool']}"
 
 
 def _damaged_line(damaged: dict[str, Any]) -> str:

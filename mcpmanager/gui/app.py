@@ -228,7 +228,7 @@ class Manager:
             self.bring_forward()
             window.held.review()
 
-        review = menu.addAction("Review held tools…", review_held)  # shown while a tool is held
+        review = menu.addAction("Review what is held…", review_held)  # shown while something is held
         review.setVisible(False)
         menu.addSeparator()
         menu.addAction("Quit (stop every server)", self.quit.set)

@@ -1,8 +1,9 @@
-"""The review of held tools: each one's approved and new definition as a diff (removed lines red,
-added green, the characters that changed darker, monospace), and Approve / Approve all.
+"""The review of held tools, prompts and resource templates: each one's approved and new definition
+as a diff (removed lines red, added green, the characters that changed darker, monospace), and
+Approve / Approve all.
 
 Approving is the core's approval (`Engine.approve`, as `mcpmanager pins approve` does: the pins
-file, checked against the fingerprint the engine reported for what is shown); the tool is served
+file, checked against the fingerprint the engine reported for what is shown); it is served
 again at once and leaves the list. Non-modal: the window and the engine go on while it is open.
 The diff's text is masked by the tool's server's masker, as its log and errors are.
 """
@@ -31,7 +32,7 @@ from mcpmanager.core.catalogue.pins import Held
 from mcpmanager.core.config.secrets import mask
 from mcpmanager.gui import style
 from mcpmanager.gui.context import GuiContext
-from mcpmanager.gui.held_watch import HeldWatch
+from mcpmanager.gui.held_watch import NOUNS, HeldWatch
 
 KEY_ROLE = Qt.ItemDataRole.UserRole
 # Line backgrounds and, darker, the changed characters within a line (GitHub's diff colours).
@@ -45,12 +46,13 @@ class PinsReview(QDialog):
         super().__init__(parent)
         self.ctx = ctx
         self.watch = watch
-        self.setWindowTitle("mcpmanager: tools held for review")
+        self.setWindowTitle("mcpmanager: held for review")
         self.setModal(False)
         self.resize(980, 560)
         intro = QLabel(
-            "These tools changed since you approved them, or are new on a server you approved. Clients do "
-            "not see them until you approve. Read what changed first: a model does what a tool's description says."
+            "These tools, prompts or resource templates changed since you approved them, or are new on a server "
+            "you approved. Clients do not see them until you approve. Read what changed first: a model does what "
+            "a description says."
         )
         intro.setWordWrap(True)
         self.tools = QListWidget()
@@ -106,7 +108,7 @@ class PinsReview(QDialog):
         self.tools.clear()
         for held in self.watch.held:
             item = QListWidgetItem(
-                f"{held.key}\n    {'new tool' if held.new else 'changed: ' + ', '.join(held.changed)}"
+                f"{held.key}\n    {'new ' + NOUNS[held.kind][0] if held.new else 'changed: ' + ', '.join(held.changed)}"
             )
             item.setData(KEY_ROLE, held.key)
             item.setToolTip(held.refusal())
@@ -119,7 +121,9 @@ class PinsReview(QDialog):
         self.approve_button.setEnabled(has)
         self.approve_all_button.setEnabled(has)
         if not has:
-            self.summary.setText("Nothing is held for review: every tool clients could see is served.")
+            self.summary.setText(
+                "Nothing is held for review: every tool, prompt and template clients could see is served."
+            )
             self.view.clear()
 
     def _show_current(self, *_: object) -> None:
@@ -129,12 +133,12 @@ class PinsReview(QDialog):
         name = f"<b>{html.escape(held.key)}</b>"
         if held.new and held.damaged:  # nothing to compare with: the pins file cannot be read
             self.summary.setText(
-                f"{name} was not served before and the tool pins file cannot be read, so it is held (all shown "
+                f"{name} was not served before and the pins file cannot be read, so it is held (all shown "
                 "as added). Repair or reset the file to approve it."
             )
         elif held.new:
             self.summary.setText(
-                f"{name} is new: its server added it after you approved its tools (all shown as added)."
+                f"{name} is new: its server added it after you approved its {NOUNS[held.kind][1]} (all shown as added)."
             )
         else:
             changed = html.escape(", ".join(held.changed))

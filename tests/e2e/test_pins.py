@@ -91,7 +91,7 @@ async def test_a_tool_that_changed_is_withheld_until_approved(tmp_path: Path) ->
         async with http_client(f"{served.url}/direct", served.token) as client:
             await wait_for(lambda: _has(client, "save_memo"), 10)  # the engine follows the pins file
             assert await call(client, "direct", "save_memo", {"memo": "ok"}) == '{"memo": "ok"}'
-        assert pins(home).stdout.strip() == "no tool is held"
+        assert pins(home).stdout.strip() == "nothing is held"
 
     async with serving_http(config, home) as served, http_client(f"{served.url}/direct", served.token) as client:
         await wait_for(lambda: _has(client, "save_memo"), 30)  # approved for good

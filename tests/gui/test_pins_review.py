@@ -191,7 +191,7 @@ async def test_a_damaged_pins_file_shows_in_the_banner_holds_the_change_and_refu
         banner = window.held
         await until(lambda: banner.isVisible() and banner.watch.held)
         text = banner.message.text()
-        assert f"The tool pins file {pins_file} is damaged" in text, text
+        assert f"The pins file {pins_file} is damaged" in text, text
         assert "mcpmanager pins reset" in text and "1 tool changed since you approved it" in text
         assert not served(ctx, "memo:save_memo") and served(ctx, "memo:echo")
 
@@ -201,4 +201,53 @@ async def test_a_damaged_pins_file_shows_in_the_banner_holds_the_change_and_refu
         assert str(pins_file) in problem.title and "damaged" in problem.title, problem.title
         assert not served(ctx, "memo:save_memo") and len(banner.watch.held) == 1
         assert pins_file.read_text(encoding="utf-8") == '{"servers": {"memo": {"save_'
+        review.close()
+
+
+def write_offers(folder: Path, description: str) -> Path:
+    path = folder / "offers.json"
+    prompt = {"name": "summarise", "description": description, "arguments": [{"name": "text", "required": True}]}
+    path.write_text(json.dumps({"prompts": [prompt, {"name": "greet", "description": "Say hello."}]}), encoding="utf-8")
+    return path
+
+
+async def test_a_changed_prompt_is_reviewed_with_a_diff_and_approved_in_the_window(
+    tmp_path: Path, qtbot: QtBot
+) -> None:
+    offers = write_offers(tmp_path, HONEST)
+    server = fixture("--name", "memo", "--offers-file", str(offers))
+    async with gui_context(tmp_path, {"memo": server}) as ctx:
+        await until(lambda: ctx.engine.offerings.prompt("summarise") is not None)  # first sight: pinned
+    write_offers(tmp_path, RUG_PULL)
+
+    async with gui_context(tmp_path, {"memo": server}) as ctx:
+        window = MainWindow(ctx)
+        qtbot.addWidget(window)
+        window.show()
+        banner = window.held
+        await until(lambda: banner.isVisible())
+        assert banner.message.text() == (
+            "<b>1 prompt changed since you approved it.</b> Clients do not see it until you review and approve it."
+        )
+        assert ctx.engine.offerings.prompt("summarise") is None and ctx.engine.offerings.prompt("greet") is not None
+        assert held_count_text(banner.watch.held) == "1 prompt held for review"
+
+        qtbot.mouseClick(banner.review_button, Qt.MouseButton.LeftButton)
+        review = banner.dialog
+        assert review is not None and review.isVisible()
+        assert review.tools.count() == 1
+        assert review.tools.item(0).text() == "memo:prompt:summarise\n    changed: description"
+        shown = lines(review.view.document())
+        assert [text for colour, text in shown if colour != LINE[" "]] == [
+            f"- description: {HONEST}",
+            f"+ description: {RUG_PULL}",
+        ]
+        assert (LINE[" "], "  name: summarise") in shown and (LINE[" "], "  arguments:") in shown
+
+        qtbot.mouseClick(review.approve_button, Qt.MouseButton.LeftButton)
+        await until(lambda: ctx.engine.offerings.prompt("summarise") is not None, timeout=1.0)
+        await until(lambda: not banner.isVisible(), timeout=1.0)
+        approved = json.loads((tmp_path / "pins.json").read_text(encoding="utf-8"))["prompts"]["memo"]
+        assert approved["summarise"]["description"] == RUG_PULL
+        assert review.tools.count() == 0
         review.close()

@@ -1,4 +1,4 @@
-"""What changed in a held tool, as a person reads it: the approved and the new definition side by
+"""What changed in a held tool (prompt, template), as a person reads it: the approved and the new definition side by
 side as lines (text as text, schemas as indented JSON), removed lines and added lines marked, and
 within a changed line the characters that differ (a rug pull is often one added sentence).
 
@@ -14,7 +14,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from mcpmanager.core.catalogue.pins import FIELDS
+from mcpmanager.core.catalogue.pins import KIND_FIELDS
+
+# Every kind's parts, in the order they are shown: a template's address first, then as a tool's.
+SHOWN = tuple(dict.fromkeys(("uriTemplate", *(key for fields in KIND_FIELDS.values() for key in fields))))
 
 Kind = Literal[" ", "-", "+"]
 
@@ -29,7 +32,7 @@ class DiffLine:
 def shown(definition: Mapping[str, Any]) -> list[str]:
     """A definition as lines: each part under its name, text as text, anything else as JSON."""
     lines: list[str] = []
-    for key in FIELDS:
+    for key in SHOWN:
         if key not in definition:
             continue
         value = definition[key]

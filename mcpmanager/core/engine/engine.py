@@ -19,6 +19,7 @@ from mcpmanager import __version__
 from mcpmanager.core.catalogue.catalogue import Catalogue
 from mcpmanager.core.catalogue.offerings import Offerings, ServerOffers
 from mcpmanager.core.catalogue.pins import PINS_FILE, Held, Pins
+from mcpmanager.core.catalogue.pins_offers import held_prompt, held_templates_for
 from mcpmanager.core.config.load import load_config
 from mcpmanager.core.config.model import Config, ConfigError
 from mcpmanager.core.config.modes import MODES, Mode
@@ -112,8 +113,11 @@ class Engine:
         # Tool pinning: approved definitions beside the config; the tools held now, by server.
         self.pins = Pins(paths.config_file.with_name(PINS_FILE))
         self.pins.baseline(self.catalogue.served())  # a damaged file: what was served last stands in
-        self.held: dict[str, list[Held]] = {}
+        self.held: dict[str, list[Held]] = {}  # by server: its held tools, prompts and templates
+        self._offered: dict[str, ServerOffers] = {}  # each server's prompts and templates as listed, held or not
         self.router.withheld = self.withheld
+        self.router.passthrough.held_prompt = lambda name: held_prompt(self.held_tools(), name)
+        self.router.passthrough.held_templates = lambda uri: held_templates_for(self.held_tools(), uri)
         self.router.learning.store.path = paths.cache_dir / LEARNED_FILE  # read in `start`
         self.router.learning.store.changed.connect(self._learned_changed)
         self.router.learning.enabled = config.proxy.learn_from_use
@@ -160,6 +164,7 @@ class Engine:
             await downstream.stop()
             downstream.log.close()
             self.offerings.forget(name)
+            self._offered.pop(name, None)
             self.held.pop(name, None)
         for name, server in config.servers.items():
             current = self.downstreams.get(name)
@@ -198,6 +203,7 @@ class Engine:
         self.downstreams[server.name] = downstream
         if server.disabled:
             self.offerings.forget(server.name)  # what it offered is not offered any more
+            self._offered.pop(server.name, None)
             downstream.disable()
         else:
             downstream.start()
@@ -258,8 +264,10 @@ class Engine:
         if isinstance(event, ToolsChanged):
             self._review(event.server, event.tools)
         elif isinstance(event, OffersChanged):
-            offers = ServerOffers(tuple(event.prompts), tuple(event.resources), tuple(event.templates))
-            self.offerings.set_offers(event.server, offers)
+            self._offered[event.server] = ServerOffers(
+                tuple(event.prompts), tuple(event.resources), tuple(event.templates)
+            )
+            self._review_offers(event.server)
         elif isinstance(event, ResourceUpdated):
             spawn(self.router.resource_updated(event.uri), name="resource-updated")
         elif isinstance(event, TaskStatus):
@@ -274,9 +282,21 @@ class Engine:
         if held:
             logger.warning("%s: %d tool(s) changed or new since approved and are held: %s", server, len(held),
                            ", ".join(h.tool for h in held))  # fmt: skip
-        self.held[server] = held
+        self.held[server] = held + [h for h in self.held.get(server, []) if h.kind != "tool"]
         self.catalogue.set_tools(server, allowed, save=False)
         self._schedule_cache_save()
+
+    def _review_offers(self, server: str) -> None:
+        """Offer a server's prompts and templates but those whose definition changed since approved."""
+        offered, new = self._offered[server], self.config.proxy.new_tools
+        prompts, held_prompts = self.pins.review(server, offered.prompts, new, "prompt")
+        templates, held_templates = self.pins.review(server, offered.templates, new, "template")
+        held = held_prompts + held_templates
+        if held:
+            logger.warning("%s: %d prompt(s) or template(s) changed or new since approved and are held: %s",
+                           server, len(held), ", ".join(h.key for h in held))  # fmt: skip
+        self.held[server] = [h for h in self.held.get(server, []) if h.kind == "tool"] + held
+        self.offerings.set_offers(server, ServerOffers(tuple(prompts), offered.resources, tuple(templates)))
 
     def _pins_changed(self) -> None:
         """`pins.json` changed (an approval, a repair, a reset): review every running server's tools again."""
@@ -289,17 +309,23 @@ class Engine:
         for name, downstream in self.downstreams.items():
             if downstream.tools is not None:
                 self._review(name, downstream.tools)
+            if name in self._offered:
+                self._review_offers(name)
         self._advertise()
 
     def held_tools(self) -> list[Held]:
-        """The tools held now, of the servers that run (a disabled server's are not served anyway)."""
+        """The tools, prompts and templates held now, of the servers that run (a disabled server's are
+        not served anyway)."""
         return [h for name, d in self.downstreams.items() if not d.config.disabled for h in self.held.get(name, [])]
 
     def damaged_files(self) -> list[dict[str, str]]:
         """The state files that cannot be read and what that does (`status`, the window's banner)."""
         if self.pins.damaged is None:
             return []
-        effect = "tools that differ from those served last are held; approving fails until it is repaired or reset"
+        effect = (
+            "tools that differ from those served last, and prompts and templates not seen since the engine "
+            "started, are held; approving fails until it is repaired or reset"
+        )
         if self.catalogue.cache_problem is not None:  # nothing was served last, as far as the engine knows
             effect = (f"the catalogue cache {self.catalogue.cache_file} could not be read either "
                       f"({self.catalogue.cache_problem}), so every tool is held; approving fails until "
@@ -318,7 +344,7 @@ class Engine:
 
     def withheld(self, called: str) -> str | None:
         """Why a name that resolves to nothing is a held tool's, or None."""
-        for held in (h for tools in self.held.values() for h in tools):
+        for held in (h for tools in self.held.values() for h in tools if h.kind == "tool"):
             if called in (held.tool, f"{held.server}__{held.tool}", f"{held.server}:{held.tool}"):
                 return held.refusal()
         return None

@@ -19,7 +19,8 @@ from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from mcpmanager.core.catalogue import apps
-from mcpmanager.core.catalogue.offerings import Offerings
+from mcpmanager.core.catalogue.offerings import Offerings, Prompt
+from mcpmanager.core.catalogue.pins import Held
 from mcpmanager.core.proxy.callers import Caller, Callers
 from mcpmanager.core.proxy.rounds import Rounds
 from mcpmanager.core.proxy.starting import StartingServers
@@ -75,6 +76,10 @@ class Passthrough:
         self._holders: dict[str, set[int]] = {}
         self._listened: set[str] = set()
         callers.connections.on_close(self._client_gone)
+        # Held for review (`pins`, the engine's): why a prompt name is a held prompt's, and the held
+        # templates a URI matches. Their requests are refused with the reason, never forwarded.
+        self.held_prompt: Callable[[str], str | None] = lambda _name: None
+        self.held_templates: Callable[[str], list[Held]] = lambda _uri: []
 
     # Lists ----------------------------------------------------------------------------------------
 
@@ -120,10 +125,7 @@ class Passthrough:
             retried: types.GetPromptResult | types.InputRequiredResult
             retried = await self.rounds.resume(ctx, params, "prompts/get")
             return retried
-        prompt = await self._known(params.name, lambda: self.offerings.prompt(params.name))
-        if prompt is None:
-            raise MCPError(types.INVALID_PARAMS, f"Unknown prompt '{params.name}'.")
-
+        prompt = await self._prompt(params.name)
         downstream, client = await self._ready(prompt.server)
 
         async def get(
@@ -158,8 +160,7 @@ class Passthrough:
         if owned is not None and owned[0] in self.servers:
             servers, asked = [owned[0]], owned[1]
         else:
-            await self._known(None, lambda: self.offerings.owners_of(uri) or None)
-            servers, asked = self.offerings.servers_for_uri(uri), uri
+            servers, asked = await self._servers_for(uri), uri
         if not servers:
             message = f"Resource not found: {uri} (no server offers resources)."
             raise resource_not_found(uri, ctx.protocol_version, message)
@@ -201,15 +202,15 @@ class Passthrough:
     ) -> types.CompleteResult:
         ref = params.ref
         if isinstance(ref, types.PromptReference):
-            name = ref.name
-            prompt = await self._known(name, lambda: self.offerings.prompt(name))
-            if prompt is None:
-                raise MCPError(types.INVALID_PARAMS, f"Unknown prompt '{name}'.")
+            prompt = await self._prompt(ref.name)
             server, ref = prompt.server, ref.model_copy(update={"name": prompt.name})
         else:
             uri_template = ref.uri
             template = await self._known(None, lambda: self.offerings.template(uri_template))
             if template is None:
+                held = [h for h in self.held_templates(uri_template) if h.tool == uri_template]
+                if held:
+                    raise MCPError(types.INVALID_PARAMS, held[0].refusal())
                 raise MCPError(types.INVALID_PARAMS, f"Unknown resource template '{ref.uri}'.")
             server = template.server
         if not self._declares(server, "completions"):
@@ -281,6 +282,29 @@ class Passthrough:
                 downstream.log.note(f"setting the log level to {level} failed: {exc}")
 
     # Plumbing -------------------------------------------------------------------------------------
+
+    async def _prompt(self, name: str) -> Prompt:
+        """The prompt clients call `name`; refused if unknown, or held for review (with why)."""
+        prompt = self.offerings.prompt(name)
+        if prompt is None and (why := self.held_prompt(name)) is not None:
+            raise MCPError(types.INVALID_PARAMS, why)
+        prompt = prompt or await self._known(name, lambda: self.offerings.prompt(name))
+        if prompt is None:
+            raise MCPError(types.INVALID_PARAMS, self.held_prompt(name) or f"Unknown prompt '{name}'.")
+        return prompt
+
+    async def _servers_for(self, uri: str) -> list[str]:
+        """The servers to ask for `uri` (`Offerings.servers_for_uri`) but those whose held template
+        would route it; refused with the held template's reason when nothing else claims it."""
+        owners = self.offerings.owners_of(uri)
+        if not owners and not self.held_templates(uri):  # maybe a server's that is starting
+            await self._known(None, lambda: self.offerings.owners_of(uri) or None)
+            owners = self.offerings.owners_of(uri)
+        held = self.held_templates(uri)
+        if held and not owners:
+            raise MCPError(types.INVALID_PARAMS, held[0].refusal())
+        holding = {h.server for h in held} - set(owners)
+        return [s for s in self.offerings.servers_for_uri(uri) if s not in holding]
 
     async def _known(self, name: str | None, lookup: Callable[[], T | None]) -> T | None:
         """`lookup()`; on a miss, after waiting while a server that could own `name` (None: any) is
