@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import mcp_types as types
 import pytest
@@ -204,10 +205,16 @@ async def test_a_damaged_pins_file_holds_prompts_it_cannot_vouch_for_until_reset
         assert pins(home, "reset").returncode == 0
         # Reset lets nothing through: what was held as not served before stays held, as changed.
         await wait_for(lambda: "damaged" not in pins(home).stdout, 10)
-        held = json.loads(pins(home, "--json").stdout)["held"]
-        assert {h["key"] for h in held} == {
-            "memo:prompt:summarise", "memo:prompt:greet", f"memo:template:{TEMPLATE}", "memo:template:logs://{day}"
-        }  # fmt: skip
+        keys = {"memo:prompt:summarise", "memo:prompt:greet", f"memo:template:{TEMPLATE}", "memo:template:logs://{day}"}
+
+        def held_as_changed() -> list[dict[str, Any]]:
+            return list(json.loads(pins(home, "--json").stdout)["held"])
+
+        # The engine records what it held as not served before by name on the repaired file, then
+        # reads its own write: until then they are held as new (held all along; never served).
+        await wait_for(lambda: not any(h["new"] for h in held_as_changed()), 10)
+        held = held_as_changed()
+        assert {h["key"] for h in held} == keys
         assert all(not h["new"] for h in held)
         approved = pins(home, "approve", "memo:prompt:greet")
         assert approved.returncode == 0, approved.stderr
