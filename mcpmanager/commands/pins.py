@@ -74,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
     for _, entry in held:
         what = "new" if entry.get("new") else f"changed: {', '.join(entry['changed'])}"
         print(f"{key_of(entry)}  {what}")
+        for finding in entry.get("findings") or ():  # (what looks like tool poisoning in it)
+            print(f"    looks like tool poisoning: {finding}")
     return 0
 
 

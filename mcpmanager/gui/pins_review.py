@@ -136,6 +136,8 @@ class PinsReview(QDialog):
                 f"{name} was not served before and the pins file cannot be read, so it is held (all shown "
                 "as added). Repair or reset the file to approve it."
             )
+        elif held.new and held.findings:
+            self.summary.setText(f"{name} is held for what its definition says (all shown as added).")
         elif held.new:
             self.summary.setText(
                 f"{name} is new: its server added it after you approved its {NOUNS[held.kind][1]} (all shown as added)."
@@ -143,6 +145,12 @@ class PinsReview(QDialog):
         else:
             changed = html.escape(", ".join(held.changed))
             self.summary.setText(f"{name} changed since you approved it ({changed}): removed lines red, added green.")
+        if held.findings:  # (reasons come with invisible characters written as escapes: shown as they are)
+            found = "".join(f"<li>{html.escape(finding)}</li>" for finding in held.findings)
+            self.summary.setText(
+                f"{self.summary.text()}<br><b>It looks like tool poisoning</b>: read it before approving."
+                f"<ul>{found}</ul>"
+            )
         self.show_diff(self.diff_of(held))
 
     def diff_of(self, held: Held) -> list[DiffLine]:

@@ -9,8 +9,10 @@ tool is held: not listed, its calls refused with a message saying it changed and
 until the user approves the new definition (`mcpmanager pins approve` or the window's review, which
 record it here; the engine follows the file). A tool new to a server whose tools were already pinned
 follows the config's `proxy.newTools`: pinned as it comes ("allow": it was never trusted under another
-definition) or held like a changed one ("hold"). A server's first listing is always pinned as seen
-(trust on first use). Approvals survive restarts: they are this file.
+definition) or held like a changed one ("hold"). A server's first listing is pinned as seen
+(trust on first use), but for a definition that looks like tool poisoning (`poisoning`): that one
+is held on any sight, with the findings, until a person has read and approved it. Approvals
+survive restarts: they are this file.
 
 Prompts (name, title, description, arguments) and resource templates (uriTemplate, name, title,
 description, mimeType) are pinned the same way, each kind apart (`Kind`): the file's `servers`
@@ -40,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from mcpmanager.core.catalogue.poisoning import scan
 from mcpmanager.core.config.settings import NewTools
 from mcpmanager.core.system.atomic_write import write_atomic
 
@@ -92,6 +95,9 @@ class Held:
     new: bool = False  # never approved under any definition
     damaged: bool = False  # held while the pins file cannot be read: against what was served last
     kind: Kind = "tool"
+    # What looks like tool poisoning in the definition now (`poisoning`: "code (where): reason"):
+    # such a definition is held even on first sight, until a person has read it.
+    findings: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -99,7 +105,12 @@ class Held:
         return f"{self.server}:{self.tool}" if self.kind == "tool" else f"{self.server}:{self.kind}:{self.tool}"
 
     def refusal(self) -> str:
-        """What a call to it (a get, a read) answers: what changed, and how to approve."""
+        """What a call to it (a get, a read) answers: what changed (or looks like poisoning), and how
+        to approve."""
+        told = self._refusal()
+        return f"{told} Its definition {self.findings[0]}." if self.findings else told
+
+    def _refusal(self) -> str:
         noun, plural = NOUN[self.kind]
         it = f"{noun} '{self.tool}' of server '{self.server}'"
         if self.damaged:
@@ -107,6 +118,11 @@ class Held:
             return (
                 f"{it} {what}, and the pins file cannot be read, so it is withheld until the user repairs the "
                 f"file or resets it (`mcpmanager pins reset`) and approves it (`mcpmanager pins approve {self.key}`)."
+            )
+        if self.new and self.findings:  # (first sight, or new on a known server: held for what it says)
+            return (
+                f"{it} looks like tool poisoning, so it is withheld until the user reads it and approves it "
+                f"(`mcpmanager pins approve {self.key}`)."
             )
         if self.new:
             return (
@@ -130,6 +146,7 @@ class Held:
             "changed": list(self.changed),
             "approved": self.approved,
             "now": self.now,
+            "findings": list(self.findings),
         }
 
 
@@ -220,22 +237,24 @@ class Pins:
         for spec in tools:
             name = name_of(spec, kind)
             pinned = approved.get(name)
-            if pinned is None and hold_new:
+            if pinned is not None and self._print(kind, server, name, pinned) == fingerprint(spec, kind):
+                allowed.append(spec)  # as approved (a person read it then: not scanned again)
+                continue
+            now = definition(spec, kind)
+            findings = tuple(f"{f.code} ({f.where}): {f.reason}" for f in scan(kind, now))
+            if pinned is None and (hold_new or findings):
                 if damaged:
                     self._unseen.setdefault((kind, server), set()).add(name)
-                now = definition(spec, kind)
                 parts = tuple(k for k in fields if k in now)
-                held.append(Held(server, name, fingerprint(spec, kind), parts, {}, now, True, damaged, kind))
+                held.append(Held(server, name, fingerprint(spec, kind), parts, {}, now, True, damaged, kind, findings))
             elif pinned is None:
-                approved[name] = definition(spec, kind)
+                approved[name] = now
                 added = True
                 allowed.append(spec)
-            elif self._print(kind, server, name, pinned) == fingerprint(spec, kind):
-                allowed.append(spec)
             else:
-                now = definition(spec, kind)
                 changed = tuple(k for k in fields if pinned.get(k) != now.get(k))
-                held.append(Held(server, name, fingerprint(spec, kind), changed, pinned, now, False, damaged, kind))
+                fp = fingerprint(spec, kind)
+                held.append(Held(server, name, fp, changed, pinned, now, False, damaged, kind, findings))
         if added:
             self._save()
         return allowed, held
