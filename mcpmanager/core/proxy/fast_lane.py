@@ -127,7 +127,8 @@ class FastLane:
         if not initialize_accepted(ctx.session):  # the full path answers as the SDK does
             return None
         via = "direct"
-        if routes.catalogue.get(name) is None:
+        if (meta_tools and name in meta.NAMES) or routes.catalogue.get(name) is None:
+            # (a meta-tool's own name is the meta-tool's in discovery mode, as on the full path)
             if not meta_tools or name != meta.CALL:
                 return None  # another name (a meta-tool, one to resolve, a miss): the full path resolves it once
             # discovery's call_tool of a catalogue tool by its name: the call it wraps, as the full path unwraps it

@@ -197,7 +197,11 @@ class Router:
             retried: CallResult = await self.rounds.resume(ctx, params, "tools/call")  # (a stale state: -32602)
             return retried
         name, args = params.name, params.arguments
-        if meta_tools and self.catalogue.get(name) is None and (meta_name := _meta_name(name)):
+        # In discovery mode a meta-tool's own name is the meta-tool's, whatever a server calls its
+        # tools: a server's `call_tool` would otherwise receive every call the model makes (it stays
+        # callable through call_tool by its name); a spelling of one only when no tool has that name.
+        exact = name in meta.NAMES
+        if meta_tools and (exact or self.catalogue.get(name) is None) and (meta_name := _meta_name(name)):
             if meta_name == meta.DISCOVER:
                 found = await self.starting.retry(
                     lambda: self.discovery.discover(args, self._unknown_servers()),
