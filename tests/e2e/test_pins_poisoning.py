@@ -1,7 +1,8 @@
 """A definition that looks like tool poisoning is held even on first sight, with the reason shown
 (`core/catalogue/poisoning.py` consulted by the pins), through `mcpmanager serve --http` with a real
-server: not listed, its calls refused with the finding and never forwarded, `mcpmanager pins` names
-the finding, and an approval by a person lets it through and holds for good."""
+server: not listed, its calls refused with the finding's rule (never the text it quotes: that is the
+poison) and never forwarded, `mcpmanager pins` names the finding, and an approval by a person lets
+it through and holds for good."""
 
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ async def test_a_poisoned_tool_is_held_on_first_sight_with_the_reason_until_a_pe
         refused = await call(client, "direct", "save_memo", {"memo": "x"})
         assert refused.startswith("ERROR Tool 'save_memo' of server 'memo' looks like tool poisoning"), refused
         assert "hidden-instructions" in refused and "mcpmanager pins approve memo:save_memo" in refused
+        assert "mcp.json" not in refused and "sidenote" not in refused  # what it says does not reach the model
         assert calls_received(home) == []  # never forwarded
 
         listing = pins(home)

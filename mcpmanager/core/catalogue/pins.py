@@ -108,7 +108,12 @@ class Held:
         """What a call to it (a get, a read) answers: what changed (or looks like poisoning), and how
         to approve."""
         told = self._refusal()
-        return f"{told} Its definition {self.findings[0]}." if self.findings else told
+        if not self.findings:
+            return told
+        # The rules' codes alone: the reasons quote the definition, which is what must not reach the
+        # model (a person reads them in `mcpmanager pins` and the window).
+        codes = ", ".join(dict.fromkeys(finding.split(" ", 1)[0] for finding in self.findings))
+        return f"{told} What it looks like: {codes}."
 
     def _refusal(self) -> str:
         noun, plural = NOUN[self.kind]

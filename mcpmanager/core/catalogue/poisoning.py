@@ -65,6 +65,7 @@ from typing import Any, Literal
 
 Kind = Literal["tool", "prompt", "template", "resource"]
 SNIPPET = 80  # characters of context a reason quotes
+MAX_TEXT = 32_768  # characters of one text the rules read (a description is rarely a tenth of it)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -186,7 +187,7 @@ USER = r"(?:the\s+|your\s+)?(?:user|human|person|operator|owner|requester)s?\b"
 SECRET_NOUN = r"""(?:ssh\s+(?:private\s+)?keys?|private\s+keys?|api[\s_-]?keys?|access[\s_-]?tokens?|
     auth(?:entication)?\s+tokens?|bearer\s+tokens?|secret\s+keys?|secrets|credentials|passwords?|passphrases?|
     session\s+cookies?|cookies|seed\s+phrases?|mnemonic|environment\s+variables?|env\s+vars?|\.env\b|
-    (?:system|hidden|internal|developer)\s+(?:prompt|instructions|message)s?|[A-Z][A-Z0-9]*_(?:API_KEY|KEY|TOKEN|SECRET|PASSWORD)\b|
+    (?:system|hidden|internal|developer)\s+(?:prompt|instructions|message)s?|(?-i:\b[A-Z][A-Z0-9]*_(?:API_KEY|KEY|TOKEN|SECRET|PASSWORD)\b)|
     (?:user'?s|their)\s+(?:\w+\s+)?(?:email\s+address|phone\s+numbers?|home\s+address|location|contacts|saved\s+logins)|
     (?:all\s+)?(?:future|incoming|new)\s+(?:messages|emails)|(?:conversation|chat|message)\s+(?:history|log|transcript)s?|
     (?:entire|full|whole|complete)\s+(?:conversation|chat|dialog(?:ue)?|context)|
@@ -237,7 +238,7 @@ INSTRUCTION_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "markup posing as a higher authority",
         _rx(r"""<\s*/?\s*(?:important|system|instructions?|admin|secret|hidden|critical|override|
             system[_-]?prompt|assistant[_-]?instructions?)\s*>|\[\s*(?:system|admin|instructions?)\s*\]|
-            <!--[\s\S]*?\w[\s\S]*?(?:-->|$)"""),
+            <!--\W{0,200}\w"""),
     ),
     (
         "an order to put secrets or the conversation into a call",
@@ -292,9 +293,10 @@ READ = rf"(?:read|cat|print|output)(?:s|ing)?\b|{SEND}"
 READ_RX, SEND_RX = _rx(rf"\b(?:{READ})"), _rx(rf"\b(?:{SEND})")
 NEGATION = _rx(r"\b(?:never|not|no|without|don'?t|doesn'?t|cannot|won'?t)\b[^.\n]{0,25}$")
 
-EXFIL_HOST = _rx(r"""\b(?:webhook\.site|[\w-]*requestbin\.\w+|pipedream\.net|[\w-]+\.ngrok(?:-free)?\.(?:io|app|dev)|
-    ngrok\.io|burpcollaborator\.net|oastify\.com|interact\.sh|[\w-]*\.oast\.\w+|beeceptor\.com|hookbin\.com|
-    requestcatcher\.com|canarytokens\.\w+|trycloudflare\.com|serveo\.net|localtunnel\.me|[\w-]+\.loca\.lt|
+EXFIL_HOST = _rx(r"""\b(?:webhook\.site|[\w-]{0,63}requestbin\.\w+|pipedream\.net|
+    [\w-]{1,63}\.ngrok(?:-free)?\.(?:io|app|dev)|ngrok\.io|burpcollaborator\.net|oastify\.com|interact\.sh|
+    [\w-]{0,63}\.oast\.\w+|beeceptor\.com|hookbin\.com|
+    requestcatcher\.com|canarytokens\.\w+|trycloudflare\.com|serveo\.net|localtunnel\.me|[\w-]{1,63}\.loca\.lt|
     postb\.in|ptsv2\.com|webhook\.cool|requestrepo\.com|dnslog\.cn|ceye\.io)\b""")
 URL = re.compile(r"""(?:https?|wss?|ftp)://[^\s"'`<>)\]]*(?:<[^>\s]{1,40}>[^\s"'`)\]]*)*""", re.IGNORECASE)
 PLACEHOLDER = re.compile(
@@ -417,9 +419,15 @@ def _varied(blob: str) -> bool:
 def scan_text(where: str, text: str, prose: bool = True, parameters: tuple[str, ...] = ()) -> list[Finding]:
     """Findings in one text; `prose` (descriptions, defaults) also gets the wording rules, which know
     the item's `parameters` (so "pass it as the genre" names the `genre` property)."""
+    oversized = len(text) > MAX_TEXT
+    if oversized:  # (the rules' cost grows with a text's length: what lies past this is not read)
+        text = text[:MAX_TEXT]
     found = [*_characters(where, text), *_base64(where, text), *_urls(where, text)]
     if prose:
         found += _instructions(where, text, parameters)
+    if oversized:
+        reason = f"a text of more than {MAX_TEXT:,} characters, read only that far: what follows is unchecked"
+        found.append(Finding("oversized-text", where, reason))
     return found
 
 

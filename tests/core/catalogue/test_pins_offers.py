@@ -46,7 +46,7 @@ def test_a_changed_prompt_is_held_apart_from_a_tool_of_the_same_name_and_approve
     assert finding.startswith("secret-path (description): ") and "~/.ssh/id_rsa" in finding
     assert held.refusal() == (
         "Prompt 'summarise' of server 's' changed since it was approved (description), so it is withheld until "
-        f"the user approves the change (`mcpmanager pins approve s:prompt:summarise`). Its definition {finding}."
+        "the user approves the change (`mcpmanager pins approve s:prompt:summarise`). What it looks like: secret-path."
     )
     assert Pins(path).review("s", [tool]) == ([tool], [])  # the tool's pin is its own
     assert held_prompt([held], "summarise") == held.refusal() and held_prompt([held], "s__summarise")
