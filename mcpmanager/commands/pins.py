@@ -49,15 +49,17 @@ def run(args: argparse.Namespace) -> int:
     paths = Paths.resolve()
     files = [paths.config_file.with_name(PINS_FILE)]  # the default config's, engine or not
     held: list[tuple[Path, dict[str, Any]]] = []  # (pins file, held entry) for every running engine
+    watched: set[Path] = set()  # the pins files a running engine reviews against
     for info in read_advertisements(paths.runtime_dir):
         config = Path(str(info.get("config")))
         pins_file = (config if config.suffix == ".json" else paths.config_file).with_name(PINS_FILE)
         files.append(pins_file)
+        watched.add(pins_file)
         for server in dict(info.get("servers") or {}).values():
             held += [(pins_file, entry) for entry in server.get("held") or []]
     damaged = {f: reason for f in dict.fromkeys(files) if (reason := check(f)) is not None}
     if args.pins_action == "reset":
-        return _reset(damaged, paths.cache_dir)
+        return _reset(damaged, paths.cache_dir, watched)
     if args.pins_action == "approve":
         return _approve(args, held, damaged)
     if args.json:
@@ -106,15 +108,22 @@ def _approve(args: argparse.Namespace, held: list[tuple[Path, dict[str, Any]]], 
     return 0
 
 
-def _reset(damaged: dict[Path, str], cache_dir: Path) -> int:
+def _reset(damaged: dict[Path, str], cache_dir: Path, watched: set[Path]) -> int:
     """Every damaged pins file kept aside and begun again from the definitions served last (the
-    catalogue cache): what was trusted stays trusted, and a running engine keeps holding what it holds."""
+    catalogue cache): what was trusted stays trusted, and the running engine keeps holding what it
+    holds. Only with that engine running: the cache keeps no prompt or template, nor a tool held
+    as changed, so without it a reset would let those through as first seen."""
     from mcpmanager.core.catalogue import cache
     from mcpmanager.core.catalogue.pins import reset_pins
     from mcpmanager.core.engine.engine import CATALOGUE_FILE
 
     if not damaged:
         raise PinsError("no pins file is damaged: nothing to reset (see `mcpmanager pins`)")
+    if unwatched := [str(f) for f in damaged if f not in watched]:
+        raise PinsError(
+            f"no running engine uses {', '.join(unwatched)}: start mcpmanager (the window or `serve`) with "
+            "that config first, so that what it holds stays held through the reset, then run `pins reset` again"
+        )
     served = cache.load(cache_dir / CATALOGUE_FILE)
     for pins_file, reason in damaged.items():
         aside = reset_pins(pins_file, served)

@@ -15,6 +15,7 @@ from typing import Any
 
 from mcp import Client
 
+from mcpmanager.core.system.paths import Paths
 from tests.helpers.clients import http_client, text_of
 from tests.helpers.engines import wait_for
 from tests.helpers.fixture_servers import FAST, fixture, write_config
@@ -202,3 +203,13 @@ async def test_a_damaged_pins_file_holds_what_changed_and_refuses_approval_until
         assert approved.returncode == 0, approved.stderr
         async with http_client(f"{served.url}/direct", served.token) as client:
             await wait_for(lambda: _has(client, "save_memo"), 10)
+
+    # With no engine running, a reset is refused: the cache could not keep what that engine held.
+    # (Without an engine `pins` knows the default config's file alone.)
+    default = Paths.resolve(env={"MCPMANAGER_HOME": str(home)}).config_file.with_name("pins.json")
+    default.parent.mkdir(parents=True, exist_ok=True)
+    default.write_text(garbled, encoding="utf-8")
+    refused_reset = pins(home, "reset")
+    assert refused_reset.returncode == 2 and "no running engine uses" in refused_reset.stderr, refused_reset.stderr
+    assert str(default) in refused_reset.stderr and default.read_text(encoding="utf-8") == garbled
+    assert not list(default.parent.glob("pins.json.damaged-*"))  # nothing moved aside
