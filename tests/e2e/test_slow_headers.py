@@ -19,7 +19,9 @@ from tests.helpers.serving import serving_http
 SLOW = 20  # connections that stop halfway through their headers
 
 
-async def half_a_request(port: int, before: bytes = b"") -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+async def half_a_request(
+    port: int, before: bytes = b"", half: bytes = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl"
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """A connection that sent half of a request's headers (after `before`, a whole request, answered)."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     if before:
@@ -27,7 +29,7 @@ async def half_a_request(port: int, before: bytes = b"") -> tuple[asyncio.Stream
         head = await reader.readuntil(b"\r\n\r\n")
         length = next(int(line[15:]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:"))
         await reader.readexactly(length)
-    writer.write(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl")
+    writer.write(half)
     await writer.drain()
     return reader, writer
 
@@ -49,13 +51,15 @@ async def test_a_connection_whose_headers_never_finish_is_closed(tmp_path: Path)
         # A kept-alive connection: a whole request answered, then half of the next one.
         ping = f"GET /nothing HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {served.token}\r\n\r\n".encode()
         kept = await half_a_request(port, ping)
+        crlf = await half_a_request(port, ping, b"\r\n")  # (bytes the parser skips: no message begins)
         async with http_client(served.url, served.token) as client:  # calls answer meanwhile
             assert text_of(await client.call_tool("echo", {"text": "still here"})) == "still here"
-        answers = await asyncio.gather(*(closed_within(r, HEADER_TIMEOUT + 10) for r, _ in [*slow, kept]))
-        for _, writer in [*slow, kept]:
+        answers = await asyncio.gather(*(closed_within(r, HEADER_TIMEOUT + 10) for r, _ in [*slow, kept, crlf]))
+        for _, writer in [*slow, kept, crlf]:
             writer.close()
         assert all(a is not None and a.startswith(b"HTTP/1.1 408 ") for a in answers[:SLOW]), answers[:3]
         kept_answer = answers[SLOW]  # (its first request's answer was read before)
         assert kept_answer is not None and kept_answer.startswith(b"HTTP/1.1 408 "), kept_answer
+        assert answers[SLOW + 1] is not None, "a kept-alive connection that sent a bare CRLF stayed open"
         async with http_client(served.url, served.token) as client:
             assert text_of(await client.call_tool("echo", {"text": "after"})) == "after"

@@ -3,7 +3,7 @@
 uvicorn closes a kept-alive connection that stays idle, but not one that began a request and never
 finished its headers: a slow or stuck client (or many) held descriptors open for ever. Here a
 request's headers must be complete `HEADER_TIMEOUT` seconds after the connection opened, or after
-the first byte of a kept-alive connection's next request; else the connection is answered 408 and
+a kept-alive connection's next bytes (a bare CRLF too); else the connection is answered 408 and
 closed. The body is not timed: a call's arguments may take long on a slow link, and the request is
 then the app's, which reads it as it comes. While an earlier request of the connection is still
 being answered, nothing is cut: the time starts again (its client waits on us, not we on it).
@@ -32,10 +32,12 @@ class HeaderTimeout(HttpToolsProtocol):
         super().connection_made(transport)
         self._start()
 
-    def on_message_begin(self) -> None:
-        super().on_message_begin()
-        if self._due is None:  # (a kept-alive connection's next request)
+    def data_received(self, data: bytes) -> None:
+        # A kept-alive connection's next bytes start the time (uvicorn stops its idle timer on any):
+        # not at the parser's message begin, which a bare CRLF never reaches.
+        if self._due is None and (self.cycle is None or self.cycle.response_complete):
             self._start()
+        super().data_received(data)
 
     def on_headers_complete(self) -> None:
         self._stop()
