@@ -194,6 +194,8 @@ def _read(path: Path) -> tuple[int, int | None, dict[int, int | None]] | None:
         record = json.loads(path.read_text(encoding="utf-8"))
         engine, engine_ticks = int(record["engine"]), record.get("engine_ticks")
         groups = {int(pid): ticks for pid, ticks in dict(record["groups"]).items()}
+        if not all(ticks is None or type(ticks) is int for ticks in groups.values()):
+            raise ValueError("a start time that is not a number")
     except FileNotFoundError:
         return None  # (dropped meanwhile: by its engine, or by another sweep)
     except (OSError, ValueError, KeyError, TypeError) as exc:

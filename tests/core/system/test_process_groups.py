@@ -113,3 +113,14 @@ def test_an_unreadable_record_is_dropped(tmp_path: Path) -> None:
     broken.write_text("{not json")
     assert reap_left_behind(tmp_path) == 0
     assert not broken.exists()
+
+
+def test_a_record_whose_start_time_is_not_a_number_is_dropped_not_raised(
+    tmp_path: Path, leaders: list[subprocess.Popen[bytes]]
+) -> None:
+    """(It raised TypeError out of the engine's start, or the watchdog, comparing a live session's
+    start times with it.) Nothing it names can be told from a reused number, so nothing is ended."""
+    live = leader(leaders)
+    path = record(tmp_path, a_dead_pid(), {live.pid: "x"})  # type: ignore[dict-item]
+    assert reap_left_behind(tmp_path) == 0
+    assert not path.exists() and live.poll() is None
