@@ -16,6 +16,9 @@ from typing import Any
 
 import pytest
 
+# The labels and the checks' helpers are the first set's: one set of rules for both.
+from tests.core.test_heldout_data import KINDS, MUST_NOT, RESOLVABLE, _is_destructive_by_name, _type_agrees
+
 HELDOUT = Path(__file__).resolve().parents[1] / "data" / "heldout2"
 # SHA-256 of the frozen files. A change here means the set was edited after it was frozen: don't.
 FROZEN = {
@@ -24,22 +27,6 @@ FROZEN = {
     "names.jsonl": "724a4b7177a6d255fc65a3ed7e9a6ce00abc650f451fe8003444ee055d86e098",
     "arguments.jsonl": "9e12ebcc4de56684f2f32b22cfb2158a7c87cec958b1ca0f32d5ab3dd97c7638",
 }
-RESOLVABLE = {
-    "verb-synonym",
-    "missing-word",
-    "extra-word",
-    "abbreviation",
-    "typo",
-    "word-order",
-    "old-name",
-    "server-prefix",
-    "plural",
-    "case",
-    "mixed",
-    "semantic",
-}
-MUST_NOT = {"other-action", "destructive-fuzzy", "ambiguous", "nonexistent"}
-KINDS = {"valid", "fixable", "must-refuse"}
 QUERY_STYLES = {"paraphrase", "lexical", "domain", "name", "compound"}
 NAME_SHAPED = re.compile(r"[A-Za-z][A-Za-z0-9_.\-]*")  # what a model guessing a tool name sends
 JSON_TYPES: dict[str, tuple[type, ...]] = {
@@ -85,25 +72,6 @@ def catalogue() -> dict[str, dict[str, Any]]:
         assert tool["inputSchema"].get("type") == "object", key
         keyed[key] = tool
     return keyed
-
-
-def _is_destructive_by_name(name: str) -> bool:
-    words = {"delete", "remove", "drop", "reset", "kill", "terminate", "clear", "cancel", "uninstall", "destroy"}
-    return any(word in name.lower() for word in words)
-
-
-def _type_agrees(value: Any, schema: dict[str, Any]) -> bool:
-    options = schema.get("anyOf") or [schema]
-    types = [option.get("type") for option in options if isinstance(option, dict)]
-    if not types or any(t is None or isinstance(t, list) for t in types):
-        return True  # nothing simple to compare against
-    for t in types:
-        allowed = JSON_TYPES.get(str(t), ())
-        if isinstance(value, bool) and t in ("integer", "number"):
-            continue
-        if isinstance(value, allowed):
-            return True
-    return False
 
 
 def test_the_files_are_the_frozen_ones() -> None:
